@@ -1,0 +1,147 @@
+"""Open an index for reading: the graph from the store (never re-parsed), vectors lazily."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+from .store import open_generation
+from .vectors import VectorIndex
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRow:
+    id: int
+    uri: str
+    seq: int
+    heading_path: str
+    text: str
+    tokens: int
+    vec_id: int
+
+
+@dataclass
+class IndexSnapshot:
+    """One committed generation of the index; immutable, safe to share between threads."""
+
+    index_dir: Path
+    manifest: dict[str, Any]
+    generation: Path
+    db: sqlite3.Connection
+    graph: nx.MultiDiGraph
+    _vectors: VectorIndex | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def vectors(self) -> VectorIndex:
+        with self._lock:
+            if self._vectors is None:
+                path = self.generation / "vectors.faiss"
+                self._vectors = (
+                    VectorIndex.load(path)
+                    if path.exists()
+                    else VectorIndex(int(self.manifest.get("dim") or 384))
+                )
+            return self._vectors
+
+    def body(self, uri: str) -> str:
+        rows = self._rows("SELECT body FROM notes WHERE uri = ?", (uri,))
+        return rows[0][0] if rows and rows[0][0] else ""
+
+    def note_row(self, uri: str) -> dict[str, Any] | None:
+        keys = ("uri", "path", "title", "aliases", "tags", "properties", "headings", "created",
+                "modified")
+        rows = self._rows(f"SELECT {', '.join(keys)} FROM notes WHERE uri = ?", (uri,))
+        if not rows:
+            return None
+        data = dict(zip(keys, rows[0], strict=True))
+        for key in ("aliases", "tags", "properties", "headings"):
+            data[key] = json.loads(data[key])
+        return data
+
+    def chunks_for_vectors(self, vec_ids: list[int]) -> list[ChunkRow]:
+        if not vec_ids:
+            return []
+        marks = ",".join("?" * len(vec_ids))
+        rows = self._rows(
+            "SELECT id, uri, seq, heading_path, text, tokens, vec_id FROM chunks "
+            f"WHERE vec_id IN ({marks}) ORDER BY uri, seq",
+            tuple(int(v) for v in vec_ids),
+        )
+        return [ChunkRow(*r) for r in rows]
+
+    def chunks_of(self, uri: str) -> list[ChunkRow]:
+        rows = self._rows(
+            "SELECT id, uri, seq, heading_path, text, tokens, vec_id FROM chunks "
+            "WHERE uri = ? ORDER BY seq",
+            (uri,),
+        )
+        return [ChunkRow(*r) for r in rows]
+
+    def warnings(self) -> list[str]:
+        notes = [
+            w
+            for (ws,) in self._rows("SELECT warnings FROM notes WHERE warnings != '[]'")
+            for w in json.loads(ws)
+        ]
+        return notes + [m for (m,) in self._rows("SELECT message FROM warnings")]
+
+    def _rows(self, sql: str, params: tuple = ()) -> list[tuple]:
+        # sqlite3 connections are not safe for concurrent use from several threads.
+        with self._lock:
+            return self.db.execute(sql, params)
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def load_index(index_dir: str | os.PathLike[str]) -> IndexSnapshot:
+    """Open the current generation at ``index_dir`` and build its graph."""
+    path = Path(index_dir).expanduser().resolve()
+    manifest, gen, db = open_generation(path)
+    return IndexSnapshot(path, manifest, gen, db, graph_from_store(db))
+
+
+def graph_from_store(db: sqlite3.Connection) -> nx.MultiDiGraph:
+    g = nx.MultiDiGraph()
+    notes = {
+        uri: (path, created, modified, order, aliases)
+        for uri, path, created, modified, order, aliases in db.execute(
+            "SELECT uri, path, created, modified, ord, aliases FROM notes"
+        )
+    }
+    parents = []
+    for uri, kind, title, parent in db.execute("SELECT uri, kind, title, parent FROM nodes"):
+        attrs: dict[str, Any] = {"kind": kind, "title": title}
+        if uri in notes:
+            path, created, modified, order, aliases = notes[uri]
+            attrs.update(
+                path=path,
+                created=created,
+                modified=modified,
+                order=order,
+                aliases=tuple(json.loads(aliases)),
+            )
+        g.add_node(uri, **attrs)
+        if parent is not None:
+            parents.append((uri, parent))
+    for child, parent in parents:
+        g.add_edge(child, parent, type="parent")
+    for source, target, kind, predicate, subpath in db.execute(
+        "SELECT source, target, kind, predicate, subpath FROM links "
+        "WHERE hierarchy = 0 AND target_kind != 'self' AND source != target"
+    ):
+        g.add_edge(source, target, type=kind, predicate=predicate, subpath=subpath)
+    for uri, tag in db.execute("SELECT uri, tag FROM tags"):
+        key = "#" + tag
+        if key not in g:
+            g.add_node(key, kind="tag", title=key)
+        g.add_edge(uri, key, type="tag")
+    return g

@@ -1,0 +1,423 @@
+"""One Markdown file -> ``ParsedNote``, following Obsidian's rules.
+
+How a note is read:
+
+* Front matter is YAML between ``---`` lines (python-frontmatter). Invalid YAML
+  is reported with the file and reason; the note is still indexed from its body.
+* The body is split into blocks by markdown-it-py (CommonMark block rules), so
+  fenced and indented code and HTML blocks are recognised exactly as a Markdown
+  renderer would. Obsidian's own syntax (wikilinks, embeds, tags, ``%%``
+  comments, ``$$`` math) is not CommonMark, so it is scanned inside the text
+  blocks (paragraphs, headings, list items, tables, quotes) after masking inline
+  code spans, inline math, inline HTML comments and escaped characters. We skip
+  markdown-it's inline phase: it would cost two thirds of the parse time and
+  knows none of that syntax.
+* ``%% ... %%`` comments and ``$$ ... $$`` math blocks are blanked before the
+  block parse (outside fenced code), keeping line numbers intact.
+
+What counts as what:
+
+* wikilink ``[[target#sub|display]]``, embed ``![[...]]``, Markdown link
+  ``[text](url)`` / image ``![alt](url)`` (URL-decoded; external URLs and
+  ``#anchor``-only links are ignored), ``\\|`` inside tables is a plain ``|``.
+* property links: ``[[...]]`` in any front matter value, and in Dataview-style
+  inline fields ``key:: value`` / ``[key:: value]``; the key is the predicate.
+* tags: front matter ``tags``/``tag`` (list, or a string split on commas and
+  spaces) and inline ``#tag`` preceded by start-of-text or whitespace, made of
+  letters, digits, ``_``, ``-`` and ``/``, with at least one non-digit (``#123``
+  is not a tag). Lower-cased; ``a/b`` also yields ``a``.
+* created time: front matter ``created`` then ``date`` (date, datetime or ISO
+  string), else the file's mtime.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote
+
+import frontmatter
+import yaml
+from markdown_it import MarkdownIt
+
+# -- Obsidian syntax (regexes in one place) ---------------------------------------------
+FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+OBSIDIAN_COMMENT_RE = re.compile(r"%%.*?%%", re.S)
+MATH_BLOCK_RE = re.compile(r"\$\$.*?\$\$", re.S)
+CODE_SPAN_RE = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)", re.S)
+INLINE_MATH_RE = re.compile(r"(?<![\\$])\$(?=\S)[^$\n]+?(?<=\S)\$(?!\d)")
+HTML_COMMENT_RE = re.compile(r"<!--.*?(?:-->|$)", re.S)
+ESCAPE_RE = re.compile(r"\\[\\`*_{}\[\]()#+\-.!|$%<>]")
+WIKILINK_RE = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
+MDLINK_RE = re.compile(r"(!?)\[([^\[\]\n]*)\]\(\s*(<[^>\n]+>|[^\s()]+(?:\([^\s()]*\)[^\s()]*)*)(?:\s+\"[^\"\n]*\")?\s*\)")
+TAG_RE = re.compile(r"(?:^|(?<=\s))#([^\W][\w/\-]*|[\w/\-]*[^\W\d][\w/\-]*)", re.U)
+# Dataview inline fields: a whole line "key:: value", or "[key:: value]" / "(key:: value)".
+LINE_FIELD_RE = re.compile(r"^[ \t>]*(?:[-*+][ \t]+)?([^\W\d][\w \-]{0,60}?)::[ \t]*(.*)$", re.M)
+BRACKET_FIELD_RE = re.compile(r"[\[(]([^\W\d][\w \-]{0,60}?)::\s*((?:\[\[[^\]\n]*\]\]|[^\])\n])*)[\])]")
+SCHEME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")
+BLOCK_TOKENS_WITH_TEXT = {"inline"}
+
+_md = MarkdownIt("commonmark")
+_md.core.ruler.disable(["inline", "text_join"])
+
+
+@dataclass(slots=True)
+class Link:
+    """A link as written. ``target`` is what to resolve: a wikilink's path or a
+    Markdown link's URL-decoded path (still relative to the linking note)."""
+
+    kind: str  # wikilink | embed | markdown | property
+    target: str
+    subpath: str = ""  # "#Heading" or "#^block"
+    display: str = ""
+    property: str | None = None  # front matter key or inline field name
+    line: int = 0
+    markdown: bool = False  # written as a Markdown link (relative-path rules apply)
+
+
+@dataclass(slots=True)
+class Heading:
+    level: int
+    text: str
+    line: int
+
+
+@dataclass(slots=True)
+class ParsedNote:
+    path: str  # vault-relative, with extension
+    uri: str  # path without .md
+    title: str
+    body: str
+    aliases: list[str] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)  # lower-cased, ancestors included
+    links: list[Link] = field(default_factory=list)
+    headings: list[Heading] = field(default_factory=list)
+    properties: dict[str, Any] = field(default_factory=dict)
+    created: float = 0.0
+    modified: float = 0.0
+    order: float | None = None
+    warnings: list[str] = field(default_factory=list)
+    size: int = 0
+    mtime_ns: int = 0
+    hash: str = ""
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def note_uri(path: str) -> str:
+    return path[:-3] if path.lower().endswith(".md") else path
+
+
+def decode(data: bytes, path: str, warnings: list[str]) -> str:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        warnings.append(f"{path}: not valid UTF-8 (byte {exc.start}); decoded with replacement")
+        text = data.decode("utf-8", errors="replace")
+    return text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def parse_note(
+    path: str,
+    data: bytes,
+    mtime: float = 0.0,
+    hierarchy_properties: tuple[str, ...] = ("up", "parent"),
+) -> ParsedNote:
+    """Parse one note's bytes. Never raises for bad content: problems become warnings."""
+    warnings: list[str] = []
+    text = decode(data, path, warnings)
+    meta, body = split_front_matter(text, path, warnings)
+    uri = note_uri(path)
+    stem = uri.rsplit("/", 1)[-1]
+    title = meta.get("title") if isinstance(meta.get("title"), str) and meta["title"].strip() else stem
+    note = ParsedNote(
+        path=path,
+        uri=uri,
+        title=str(title).strip(),
+        body=body,
+        properties=json_safe(meta),
+        modified=mtime,
+        created=_created(meta, mtime),
+        order=_number(meta.get("order")),
+        warnings=warnings,
+        size=len(data),
+        hash=content_hash(data),
+    )
+    note.aliases = _string_list(meta.get("aliases", meta.get("alias")), split_commas=True)
+    tags = set()
+    for raw in _string_list(meta.get("tags", meta.get("tag")), split_spaces=True):
+        tags.update(expand_tag(raw))
+    note.links.extend(_property_links(meta))
+    scan_body(body, note, tags)
+    note.tags = sorted(tags)
+    return note
+
+
+# -- front matter -------------------------------------------------------------------------
+FRONT_MATTER_RE = re.compile(r"\A---[ \t]*\n(.*?\n)?(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
+
+
+def split_front_matter(text: str, path: str, warnings: list[str]) -> tuple[dict[str, Any], str]:
+    m = FRONT_MATTER_RE.match(text)
+    if not m:
+        return {}, text
+    body = text[m.end() :]
+    try:
+        post = frontmatter.loads(text)
+        meta = post.metadata
+    except yaml.YAMLError as exc:
+        reason = str(exc).replace("\n", " ")
+        warnings.append(f"{path}: invalid YAML front matter ({reason}); indexed from the body")
+        return {}, body
+    except Exception as exc:  # python-frontmatter can raise anything from a bad handler
+        warnings.append(f"{path}: unreadable front matter ({exc}); indexed from the body")
+        return {}, body
+    if not isinstance(meta, dict):
+        warnings.append(f"{path}: front matter is not a mapping; ignored")
+        return {}, body
+    # Keep line numbers of the body relative to the body text we store.
+    return {str(k): v for k, v in meta.items()}, body
+
+
+def json_safe(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [json_safe(v) for v in value]
+    if isinstance(value, (dt.date, dt.datetime, dt.time)):
+        return value.isoformat()
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
+
+
+def _string_list(value: Any, split_commas: bool = False, split_spaces: bool = False) -> list[str]:
+    if value is None:
+        return []
+    items = value if isinstance(value, list) else [value]
+    out: list[str] = []
+    for item in items:
+        if item is None or isinstance(item, (dict, list)):
+            continue
+        text = str(item)
+        parts = [text]
+        if split_spaces:
+            parts = re.split(r"[,\s]+", text)
+        elif split_commas and not isinstance(value, list):
+            parts = text.split(",")
+        out.extend(p.strip() for p in parts if p.strip())
+    return out
+
+
+def expand_tag(raw: str) -> list[str]:
+    tag = raw.strip().lstrip("#").strip("/").lower()
+    if not tag or tag.replace("/", "").isdigit():
+        return []
+    parts = [p for p in tag.split("/") if p]
+    return ["/".join(parts[: i + 1]) for i in range(len(parts))]
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)) and math.isfinite(value):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return None
+    return None
+
+
+def _created(meta: dict[str, Any], mtime: float) -> float:
+    for key in ("created", "date"):
+        value = meta.get(key)
+        stamp = _timestamp(value)
+        if stamp is not None:
+            return stamp
+    return mtime
+
+
+def _timestamp(value: Any) -> float | None:
+    if isinstance(value, dt.datetime):
+        when = value if value.tzinfo else value.replace(tzinfo=dt.UTC)
+        return when.timestamp()
+    if isinstance(value, dt.date):
+        return dt.datetime(value.year, value.month, value.day, tzinfo=dt.UTC).timestamp()
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            return _timestamp(dt.datetime.fromisoformat(text.replace("Z", "+00:00")))
+        except ValueError:
+            return None
+    return None
+
+
+def _property_links(meta: dict[str, Any]) -> list[Link]:
+    links: list[Link] = []
+
+    def walk(key: str, value: Any) -> None:
+        if isinstance(value, str):
+            for m in WIKILINK_RE.finditer(value):
+                links.append(_wikilink(m.group(2), "property", key, 0))
+        elif isinstance(value, list):
+            for item in value:
+                walk(key, item)
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(key, item)
+
+    for key, value in meta.items():
+        walk(key, value)
+    return links
+
+
+# -- body ---------------------------------------------------------------------------------
+def _blank(match: re.Match[str]) -> str:
+    return re.sub(r"[^\n]", " ", match.group(0))
+
+
+def mask_obsidian_blocks(body: str) -> str:
+    """Blank %% comments %% and $$ math $$ outside fenced code, keeping newlines."""
+    if "%%" not in body and "$$" not in body:
+        return body
+    out: list[str] = []
+    chunk: list[str] = []
+    fence: str | None = None
+
+    def flush() -> None:
+        if chunk:
+            text = "".join(chunk)
+            text = OBSIDIAN_COMMENT_RE.sub(_blank, text)
+            text = MATH_BLOCK_RE.sub(_blank, text)
+            # An unclosed %% comments out the rest of the note, as in Obsidian.
+            if "%%" in text:
+                i = text.index("%%")
+                text = text[:i] + re.sub(r"[^\n]", " ", text[i:])
+            out.append(text)
+            chunk.clear()
+
+    for line in body.splitlines(keepends=True):
+        m = FENCE_RE.match(line)
+        if fence is None:
+            if m:
+                flush()
+                fence = m.group(1)[0] * len(m.group(1))
+                out.append(line)
+            else:
+                chunk.append(line)
+        else:
+            out.append(line)
+            if m and m.group(1).startswith(fence) and line.strip().strip(fence[0]) == "":
+                fence = None
+    flush()
+    return "".join(out)
+
+
+def mask_inline(text: str) -> str:
+    """Blank everything in a text block that can't hold a link or a tag."""
+    if "`" in text:
+        text = CODE_SPAN_RE.sub(_blank, text)
+    if "<!--" in text:
+        text = HTML_COMMENT_RE.sub(_blank, text)
+    if "$" in text:
+        text = INLINE_MATH_RE.sub(_blank, text)
+    if "\\" in text:
+        # "\|" inside a wikilink in a table is a real pipe; other escapes kill syntax.
+        text = text.replace("\\|", " |")
+        text = ESCAPE_RE.sub(lambda m: "  ", text)
+    return text
+
+
+def scan_body(body: str, note: ParsedNote, tags: set[str]) -> None:
+    masked = mask_obsidian_blocks(body)
+    if not any(c in masked for c in "[#:"):
+        return
+    tokens = _md.parse(masked)
+    lines = masked.split("\n")
+    heading_level = 0
+    for tok in tokens:
+        if tok.type == "heading_open":
+            heading_level = int(tok.tag[1])
+            continue
+        if tok.type not in BLOCK_TOKENS_WITH_TEXT or tok.map is None:
+            continue
+        start, end = tok.map
+        if heading_level:
+            note.headings.append(Heading(heading_level, tok.content.strip(), start))
+            heading_level = 0
+        # Scan the source lines (not tok.content) so link line numbers are real.
+        block = "\n".join(lines[start:end])
+        scan_text(block, start, note, tags)
+
+
+def scan_text(block: str, first_line: int, note: ParsedNote, tags: set[str]) -> None:
+    text = mask_inline(block)
+    fields: list[tuple[int, int, str]] = []
+    if "::" in text:
+        for regex in (LINE_FIELD_RE, BRACKET_FIELD_RE):
+            for m in regex.finditer(text):
+                fields.append((m.start(2), m.end(2), m.group(1).strip()))
+
+    def field_at(pos: int) -> str | None:
+        for start, end, key in fields:
+            if start <= pos < end:
+                return key
+        return None
+
+    def line_at(pos: int) -> int:
+        return first_line + text.count("\n", 0, pos)
+
+    if "[" in text:
+        for m in WIKILINK_RE.finditer(text):
+            key = field_at(m.start())
+            kind = "property" if key else ("embed" if m.group(1) else "wikilink")
+            note.links.append(_wikilink(m.group(2), kind, key, line_at(m.start())))
+        if "](" in text:
+            for m in MDLINK_RE.finditer(text):
+                link = _mdlink(m, field_at(m.start()), line_at(m.start()))
+                if link is not None:
+                    note.links.append(link)
+    if "#" in text:
+        for m in TAG_RE.finditer(text):
+            tags.update(expand_tag(m.group(1)))
+
+
+def _wikilink(inner: str, kind: str, prop: str | None, line: int) -> Link:
+    target, _, display = inner.partition("|")
+    target, hash_, sub = target.partition("#")
+    return Link(
+        kind=kind,
+        target=target.strip(),
+        subpath=("#" + sub.strip()) if hash_ else "",
+        display=display.strip(),
+        property=prop,
+        line=line,
+    )
+
+
+def _mdlink(m: re.Match[str], prop: str | None, line: int) -> Link | None:
+    url = m.group(3).strip()
+    if url.startswith("<") and url.endswith(">"):
+        url = url[1:-1]
+    if SCHEME_RE.match(url) or url.startswith("#") or not url:
+        return None
+    path, hash_, sub = url.partition("#")
+    return Link(
+        kind="property" if prop else ("embed" if m.group(1) else "markdown"),
+        target=unquote(path).strip(),
+        subpath=("#" + unquote(sub)) if hash_ else "",
+        display=m.group(2).strip(),
+        property=prop,
+        line=line,
+        markdown=True,
+    )

@@ -1,0 +1,159 @@
+"""Link resolution, as Obsidian does it.
+
+Given a link as written and the note it is in, find what it points to:
+
+1. An empty target (``[[#Heading]]``) is the linking note itself.
+2. Markdown links (``[t](a%20b.md)``) are URL-decoded by the parser and tried
+   first relative to the linking note's folder, then from the vault root.
+   Wikilinks starting with ``./`` or ``../`` are relative too.
+3. Exact vault path, case-insensitive, ``.md`` optional: ``[[Places/Huts/Hut]]``.
+4. File name, case-insensitive: all notes whose file name (without ``.md``)
+   equals the target's last segment. With several candidates, prefer those whose
+   path ends with what was written (``[[Huts/Hut]]`` picks ``Places/Huts/Hut``),
+   then the shortest path (fewest folders, then fewest characters, then
+   alphabetical, so the choice never depends on scan order). A written folder
+   that matches no candidate still resolves by file name.
+5. An alias (front matter ``aliases``), when ``resolve_aliases`` is on. Obsidian
+   only suggests aliases while typing; we resolve them as a last resort because
+   for retrieval a link that names an alias means that note.
+6. A folder path (``[[Places]]``) points at the note standing for the folder:
+   its folder note, or the folder's virtual note.
+7. Non-Markdown targets (``map.png``, ``doc.pdf``) are attachments: the file if
+   the vault has it (same path and name rules), else a missing attachment.
+8. Anything else is unresolved and becomes a ghost node named as written.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+
+ATTACHMENT_EXTENSIONS = frozenset(
+    ["png", "jpg", "jpeg", "gif", "bmp", "svg", "webp", "avif", "tif", "tiff", "ico", "heic", "mp3", "wav", "m4a", "ogg", "flac", "webm", "3gp", "mp4", "mov", "mkv", "ogv", "avi", "pdf", "canvas", "base", "excalidraw", "csv", "json", "txt", "doc", "docx", "xls", "xlsx", "ppt", "pptx", "zip", "epub"]
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    uri: str
+    kind: str  # note | folder | attachment | ghost | self
+
+
+def _path_key(uri: str) -> tuple[int, int, str]:
+    return (uri.count("/"), len(uri), uri)
+
+
+class Resolver:
+    """Lookup tables over every note, folder and attachment in the vault."""
+
+    def __init__(
+        self,
+        note_uris: list[str],
+        attachment_paths: list[str] = (),  # type: ignore[assignment]
+        aliases: dict[str, list[str]] | None = None,
+        folders: dict[str, str] | None = None,
+        resolve_aliases: bool = True,
+    ) -> None:
+        self.by_path: dict[str, str] = {}
+        self.by_name: dict[str, list[str]] = {}
+        for uri in sorted(note_uris):
+            self.by_path.setdefault(uri.casefold(), uri)
+            self.by_name.setdefault(uri.rsplit("/", 1)[-1].casefold(), []).append(uri)
+        for names in self.by_name.values():
+            names.sort(key=_path_key)
+        self.att_path: dict[str, str] = {}
+        self.att_name: dict[str, list[str]] = {}
+        for path in sorted(attachment_paths):
+            self.att_path.setdefault(path.casefold(), path)
+            self.att_name.setdefault(path.rsplit("/", 1)[-1].casefold(), []).append(path)
+        for names in self.att_name.values():
+            names.sort(key=_path_key)
+        # folder path -> the uri standing for it (its folder note, or itself if virtual)
+        self.folders = {f.casefold(): rep for f, rep in (folders or {}).items()}
+        self._notes = set(note_uris)
+        self.aliases: dict[str, str] = {}
+        if resolve_aliases and aliases:
+            for uri in sorted(aliases, key=_path_key):
+                for alias in aliases[uri]:
+                    self.aliases.setdefault(alias.casefold(), uri)
+        self.ghosts: dict[str, str] = {}
+
+    def resolve(self, target: str, source_uri: str, markdown: bool = False) -> Target:
+        written = target.strip().replace("\\", "/")
+        if not written:
+            return Target(source_uri, "self")
+        source_dir = posixpath.dirname(source_uri)
+        relative = markdown or written.startswith(("./", "../"))
+        candidates: list[str] = []
+        if relative and not written.startswith("/"):
+            candidates.append(_normalise(posixpath.join(source_dir, written)))
+        candidates.append(_normalise(written.lstrip("/")))
+
+        ext = posixpath.splitext(written)[1][1:].casefold()
+        for path in candidates:
+            if path is None:
+                continue
+            note = self._note(path)
+            if note is not None:
+                return Target(note, "note")
+        name_target = candidates[-1] or written
+        note = self._by_name(name_target)
+        if note is not None:
+            return Target(note, "note")
+        alias = self.aliases.get(written.casefold())
+        if alias is not None:
+            return Target(alias, "note")
+        folder = self.folders.get((name_target or "").strip("/").casefold())
+        if folder is not None:
+            return Target(folder, "note" if folder in self._notes else "folder")
+        if ext and ext != "md":
+            for path in candidates:
+                if path is not None and path.casefold() in self.att_path:
+                    return Target(self.att_path[path.casefold()], "attachment")
+            named = self.att_name.get(written.rsplit("/", 1)[-1].casefold())
+            if named:
+                return Target(self._prefer_written(named, written.casefold()), "attachment")
+            if ext in ATTACHMENT_EXTENSIONS:
+                return Target(name_target or written, "attachment")
+        ghost = name_target or written
+        if ghost.casefold().endswith(".md"):
+            ghost = ghost[:-3]
+        return Target(self.ghosts.setdefault(ghost.casefold(), ghost), "ghost")
+
+    def _note(self, path: str) -> str | None:
+        key = path.casefold()
+        if key.endswith(".md"):
+            hit = self.by_path.get(key[:-3])
+            if hit is not None:
+                return hit
+        return self.by_path.get(key)
+
+    def _by_name(self, written: str) -> str | None:
+        key = written.casefold()
+        if key.endswith(".md"):
+            key = key[:-3]
+        names = self.by_name.get(key.rsplit("/", 1)[-1])
+        if not names:
+            return None
+        return self._prefer_written(names, key)
+
+    @staticmethod
+    def _prefer_written(candidates: list[str], written_key: str) -> str:
+        if len(candidates) == 1 or "/" not in written_key:
+            return candidates[0]
+        suffix = "/" + written_key.strip("/")
+        for uri in candidates:  # already shortest-first
+            folded = uri.casefold()
+            if folded.endswith(suffix) or folded.endswith(suffix + ".md"):
+                return uri
+        return candidates[0]
+
+
+def _normalise(path: str) -> str | None:
+    """Collapse ``a/./b`` and ``a/../b``; None if the path climbs out of the vault."""
+    norm = posixpath.normpath(path) if path else ""
+    if norm in (".", ""):
+        return None
+    if norm.startswith("../") or norm == "..":
+        return None
+    return norm

@@ -1,0 +1,204 @@
+"""The index directory: SQLite + FAISS + manifest, written atomically.
+
+Layout::
+
+    INDEX_DIR/manifest.json         which generation is current, model, schema, stats
+    INDEX_DIR/gen-000007/index.sqlite
+    INDEX_DIR/gen-000007/vectors.faiss
+    INDEX_DIR/.lock                 held by the one indexer allowed to write
+
+A generation is never modified once the manifest names it. An update builds the
+next generation in a temporary folder (copying the current SQLite file and
+applying changes), renames it into place, then replaces ``manifest.json`` with
+``os.replace``: that rename is the commit. Killing the indexer at any moment
+leaves the old manifest pointing at the old, intact generation; readers that
+opened a generation keep a consistent snapshot (the previous generation is
+kept until the next update).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import shutil
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from .errors import IndexBusyError, IndexMissingError, IndexStaleError
+
+SCHEMA_VERSION = 1
+MANIFEST = "manifest.json"
+
+
+def _m001_create_tables(db: sqlite3.Connection) -> None:
+    db.executescript(
+        """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+        CREATE TABLE files (path TEXT PRIMARY KEY, kind TEXT, size INTEGER,
+                            mtime_ns INTEGER, hash TEXT);
+        CREATE TABLE notes (uri TEXT PRIMARY KEY, path TEXT UNIQUE, title TEXT, body TEXT,
+                            aliases TEXT, tags TEXT, properties TEXT, headings TEXT,
+                            raw_links TEXT, created REAL, modified REAL, ord REAL,
+                            hash TEXT, size INTEGER, mtime_ns INTEGER, warnings TEXT);
+        CREATE TABLE nodes (uri TEXT PRIMARY KEY, kind TEXT, title TEXT, parent TEXT);
+        CREATE TABLE links (source TEXT, target TEXT, target_kind TEXT, kind TEXT,
+                            predicate TEXT, subpath TEXT, display TEXT, written TEXT,
+                            line INTEGER, hierarchy INTEGER);
+        CREATE INDEX links_source ON links(source);
+        CREATE INDEX links_target ON links(target);
+        CREATE TABLE tags (uri TEXT, tag TEXT);
+        CREATE INDEX tags_tag ON tags(tag);
+        CREATE TABLE chunks (id INTEGER PRIMARY KEY, uri TEXT, seq INTEGER,
+                             heading_path TEXT, text TEXT, start_line INTEGER,
+                             end_line INTEGER, tokens INTEGER, vec_id INTEGER);
+        CREATE INDEX chunks_uri ON chunks(uri);
+        CREATE INDEX chunks_vec ON chunks(vec_id);
+        CREATE TABLE warnings (path TEXT, message TEXT);
+        """
+    )
+
+
+MIGRATIONS = [_m001_create_tables]
+
+
+def migrate(db: sqlite3.Connection) -> None:
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    for number, step in enumerate(MIGRATIONS, start=1):
+        if number > version:
+            step(db)
+            db.execute(f"PRAGMA user_version = {number}")
+
+
+def read_manifest(index_dir: Path) -> dict[str, Any] | None:
+    path = index_dir / MANIFEST
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise IndexMissingError(str(index_dir), f"manifest.json is unreadable ({exc})") from exc
+    if not isinstance(data, dict) or "generation" not in data:
+        raise IndexMissingError(str(index_dir), "manifest.json has no generation")
+    return data
+
+
+def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=2, sort_keys=True)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+@contextlib.contextmanager
+def write_lock(index_dir: Path, wait: bool = False) -> Iterator[None]:
+    """One writer per index directory (other processes get IndexBusyError)."""
+    index_dir.mkdir(parents=True, exist_ok=True)
+    with open(index_dir / ".lock", "a+") as fh:
+        flags = fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB
+        try:
+            fcntl.flock(fh.fileno(), flags)
+        except BlockingIOError as exc:
+            raise IndexBusyError(str(index_dir)) from exc
+        try:
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
+class GenerationWriter:
+    """Builds the next generation in a temp folder; ``commit`` makes it current."""
+
+    def __init__(self, index_dir: Path, previous: dict[str, Any] | None) -> None:
+        self.index_dir = index_dir
+        self.previous = previous
+        number = int(previous["generation"].split("-")[1]) + 1 if previous else 1
+        self.name = f"gen-{number:06d}"
+        self.tmp = index_dir / f".{self.name}.tmp-{os.getpid()}"
+        shutil.rmtree(self.tmp, ignore_errors=True)
+        self.tmp.mkdir(parents=True)
+        prev_db = index_dir / previous["generation"] / "index.sqlite" if previous else None
+        if prev_db is not None and prev_db.exists():
+            shutil.copyfile(prev_db, self.tmp / "index.sqlite")
+        self.db = sqlite3.connect(self.tmp / "index.sqlite")
+        self.db.execute("PRAGMA journal_mode = OFF")  # the temp folder is the journal
+        self.db.execute("PRAGMA synchronous = OFF")
+        migrate(self.db)
+
+    @property
+    def vectors_path(self) -> Path:
+        return self.tmp / "vectors.faiss"
+
+    def commit(self, manifest: dict[str, Any]) -> Path:
+        self.db.commit()
+        self.db.execute("PRAGMA journal_mode = DELETE")
+        self.db.close()
+        for name in ("index.sqlite", "vectors.faiss"):
+            path = self.tmp / name
+            if path.exists():
+                with open(path, "rb") as fh:
+                    os.fsync(fh.fileno())
+        final = self.index_dir / self.name
+        shutil.rmtree(final, ignore_errors=True)
+        os.replace(self.tmp, final)
+        _fsync_dir(self.index_dir)
+        manifest = dict(manifest, generation=self.name, schema=SCHEMA_VERSION)
+        write_json_atomic(self.index_dir / MANIFEST, manifest)
+        cleanup_generations(self.index_dir, keep={self.name, (self.previous or {}).get("generation")})
+        return final
+
+    def abort(self) -> None:
+        with contextlib.suppress(Exception):
+            self.db.close()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def cleanup_generations(index_dir: Path, keep: set[str | None]) -> None:
+    """Remove generations and temp folders the manifest no longer needs."""
+    for child in index_dir.iterdir():
+        name = child.name
+        stale_tmp = name.startswith(".gen-") and ".tmp-" in name
+        old_gen = name.startswith("gen-") and name not in keep
+        if child.is_dir() and (stale_tmp or old_gen):
+            shutil.rmtree(child, ignore_errors=True)
+
+
+def open_generation(index_dir: Path) -> tuple[dict[str, Any], Path, sqlite3.Connection]:
+    """Open the current generation read-only; it never changes after commit."""
+    manifest = read_manifest(index_dir)
+    if manifest is None:
+        raise IndexMissingError(str(index_dir))
+    if manifest.get("schema") != SCHEMA_VERSION:
+        raise IndexStaleError(
+            f"{index_dir}: index schema {manifest.get('schema')} is not {SCHEMA_VERSION}; "
+            "re-index with --full"
+        )
+    gen = index_dir / manifest["generation"]
+    db_path = gen / "index.sqlite"
+    if not db_path.exists():
+        raise IndexMissingError(str(index_dir), f"{manifest['generation']} is missing")
+    db = sqlite3.connect(
+        f"file:{quote(str(db_path))}?mode=ro&immutable=1", uri=True, check_same_thread=False
+    )
+    return manifest, gen, db
+
+
+def now() -> float:
+    return time.time()
