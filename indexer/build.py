@@ -419,8 +419,9 @@ def _write_derived(db, built: VaultGraphBuild, current: dict[str, FileEntry], at
     db.executemany(
         "INSERT INTO links VALUES (?,?,?,?,?,?,?,?,?,?)",
         [
-            (l.source, l.target, l.target_kind, l.kind, l.predicate, l.subpath, l.display, l.written, l.line, int(l.hierarchy))
-            for l in built.links
+            (lk.source, lk.target, lk.target_kind, lk.kind, lk.predicate, lk.subpath,
+             lk.display, lk.written, lk.line, int(lk.hierarchy))
+            for lk in built.links
         ],
     )
     db.executemany(

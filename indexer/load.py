@@ -94,9 +94,9 @@ class IndexSnapshot:
         return notes + [m for (m,) in self._rows("SELECT message FROM warnings")]
 
     def _rows(self, sql: str, params: tuple = ()) -> list[tuple]:
-        # sqlite3 connections are not safe for concurrent use from several threads.
+        # One connection is shared by the server's threads: fetch under the lock.
         with self._lock:
-            return self.db.execute(sql, params)
+            return self.db.execute(sql, params).fetchall()
 
     def close(self) -> None:
         self.db.close()
