@@ -81,7 +81,17 @@ def _apply_section(current: Any, section: str, values: Mapping[str, Any], source
                 f"{source}: unknown setting {section}.{key} = {value!r} "
                 f"(known: {', '.join(sorted(known))})"
             )
-        updates[key] = _coerce(value, hints[key], f"{section}.{key}", source)
+        coerced = _coerce(value, hints[key], f"{section}.{key}", source)
+        previous = getattr(current, key)
+        if isinstance(previous, dict):
+            unknown = sorted(set(coerced) - set(previous))
+            if unknown:
+                raise ConfigError(
+                    f"{source}: unknown key {section}.{key}.{unknown[0]} "
+                    f"(known: {', '.join(sorted(previous))})"
+                )
+            coerced = {**previous, **coerced}  # a table overrides only the keys it names
+        updates[key] = coerced
     return replace(current, **updates)
 
 
