@@ -1,0 +1,229 @@
+"""``VaultRAG``: the public facade. The CLI and the server only call this."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from indexer import IndexSnapshot, IndexStats, build_index, load_index
+from indexer.build import default_index_dir
+from indexer.doctor import DoctorReport, diagnose
+from indexer.embed import Embedder, SentenceTransformerEmbedder
+from indexer.store import MANIFEST, read_manifest
+from indexer.tokens import Tokenizer, get_tokenizer
+
+from .config import Settings, load_settings
+from .errors import AmbiguousNoteError, InvalidRequestError, NoteNotFoundError, VaultError
+from .graph import VaultGraph
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """An index generation and the graph view built from it, swapped as one."""
+
+    index: IndexSnapshot
+    graph: VaultGraph
+
+
+class VaultRAG:
+    """Retrieval over one vault's index.
+
+    Open with ``VaultRAG.open(path)``: ``path`` is a vault (the index lives in
+    ``VAULT/.graphrag`` unless ``index_dir`` says otherwise) or an index folder.
+    """
+
+    def __init__(
+        self,
+        vault: Path | None,
+        index_dir: Path,
+        settings: Settings,
+        embedder: Embedder | None = None,
+        tokenizer: Tokenizer | None = None,
+    ) -> None:
+        self.vault = vault
+        self.index_dir = index_dir
+        self.settings = settings
+        self._embedder = embedder
+        self.tokenizer = tokenizer or get_tokenizer(settings.index.tokenizer)
+        self._snapshot: Snapshot | None = None
+        self._swap = threading.Lock()
+
+    # -- opening and indexing -----------------------------------------------------------
+    @classmethod
+    def open(
+        cls,
+        path: str | os.PathLike[str],
+        config: str | os.PathLike[str] | None = None,
+        index_dir: str | os.PathLike[str] | None = None,
+        settings: Settings | None = None,
+        embedder: Embedder | None = None,
+        update: bool = True,
+    ) -> VaultRAG:
+        """Open a vault or an index folder.
+
+        Args:
+            path: vault folder, or an index folder (one holding manifest.json).
+            config: a TOML settings file (ignored when ``settings`` is given).
+            index_dir: where the index lives, for a vault path.
+            settings: resolved settings.
+            embedder: an Embedder to use instead of the configured model.
+            update: index the vault first if the index is missing or stale.
+        """
+        settings = settings or load_settings(config)
+        root = Path(path).expanduser()
+        if not root.is_dir():
+            raise VaultError(str(root), "not a folder")
+        if (root / MANIFEST).is_file() and index_dir is None:
+            manifest = read_manifest(root) or {}
+            vault_path = manifest.get("vault")
+            vault = Path(vault_path) if vault_path and Path(vault_path).is_dir() else None
+            rag = cls(vault, root.resolve(), settings, embedder)
+        else:
+            chosen = index_dir or settings.index.index_dir or default_index_dir(root)
+            rag = cls(root.resolve(), Path(chosen).expanduser().resolve(), settings, embedder)
+        if update and rag.vault is not None:
+            rag.index()
+        return rag
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            e = self.settings.embedding
+            self._embedder = SentenceTransformerEmbedder(e.model, e.dtype, e.batch_size, e.device)
+        return self._embedder
+
+    def index(self, full: bool = False, progress: Any = None) -> IndexStats:
+        """Bring the index up to date with the vault (incrementally unless ``full``)."""
+        if self.vault is None:
+            raise VaultError(str(self.index_dir), "this index does not know its vault")
+        stats = build_index(
+            self.vault,
+            self.index_dir,
+            self.settings.index_config,
+            self.embedder,
+            full=full,
+            progress=progress,
+        )
+        if not stats.up_to_date or self._snapshot is None:
+            self.reload()
+        return stats
+
+    def reload(self) -> Snapshot:
+        """Load the current generation; readers of the old one keep it until they finish."""
+        index = load_index(self.index_dir)
+        graph = VaultGraph.from_networkx(index.graph, text_source=index.body)
+        snapshot = Snapshot(index, graph)
+        with self._swap:
+            self._snapshot = snapshot
+        return snapshot
+
+    @property
+    def snapshot(self) -> Snapshot:
+        snap = self._snapshot
+        return snap if snap is not None else self.reload()
+
+    @property
+    def graph(self) -> VaultGraph:
+        return self.snapshot.graph
+
+    # -- lookups ------------------------------------------------------------------------
+    def resolve_note(self, name: str) -> str:
+        """A uri, path, title or alias -> the note's uri (errors list close matches)."""
+        graph = self.graph
+        query = name.strip().replace("\\", "/")
+        if not query:
+            raise InvalidRequestError("note", "empty note name")
+        candidates = [query, query.removesuffix(".md")]
+        if self.vault is not None:
+            try:
+                rel = Path(query).expanduser().resolve().relative_to(self.vault)
+                candidates.append(rel.as_posix().removesuffix(".md"))
+            except (ValueError, OSError):
+                pass
+        for c in candidates:
+            if c in graph.nodes and graph.nodes[c].kind == "note":
+                return c
+        folded = query.removesuffix(".md").casefold()
+        notes = [n for n in graph.notes()]
+        for matcher in (
+            lambda n: n.uri.casefold() == folded,
+            lambda n: n.title.casefold() == folded,
+            lambda n: any(a.casefold() == folded for a in n.aliases),
+            lambda n: n.uri.rsplit("/", 1)[-1].casefold() == folded,
+            lambda n: n.uri.casefold().endswith("/" + folded),
+        ):
+            hits = sorted(n.uri for n in notes if matcher(n))
+            if len(hits) == 1:
+                return hits[0]
+            if len(hits) > 1:
+                raise AmbiguousNoteError(name, hits)
+        raise NoteNotFoundError(name, self.suggest(query))
+
+    def suggest(self, query: str, n: int = 5) -> list[str]:
+        names: dict[str, str] = {}
+        for note in self.graph.notes():
+            names.setdefault(note.title.casefold(), note.uri)
+            names.setdefault(note.uri.casefold(), note.uri)
+        close = difflib.get_close_matches(query.casefold(), list(names), n=n * 2, cutoff=0.5)
+        out: list[str] = []
+        for key in close:
+            if names[key] not in out:
+                out.append(names[key])
+        return out[:n]
+
+    # -- retrieval ----------------------------------------------------------------------
+    def focus(
+        self,
+        note: str,
+        budget: int | None = None,
+        seed: int | None = None,
+        explain: bool = False,
+        exclude: list[str] | tuple[str, ...] = (),
+    ) -> Any:
+        """Context around one note under a token budget (the focus note is not counted).
+
+        Args:
+            note: uri, path, title or alias.
+            budget: tokens for related notes; default from settings.
+            seed: makes the result reproducible; None varies between runs.
+            explain: add scores, discovery paths and skipped candidates.
+            exclude: uris the caller already has (paging).
+        """
+        from .focus import focus as run_focus
+
+        if budget is None:
+            budget = self.settings.focus.default_budget
+        if budget < 0:
+            raise InvalidRequestError("budget", f"must be >= 0, got {budget}")
+        uri = self.resolve_note(note)
+        return run_focus(
+            self.graph,
+            uri,
+            budget,
+            self.settings.focus,
+            self.tokenizer,
+            seed=seed,
+            explain=explain,
+            exclude=tuple(exclude),
+        )
+
+    # -- health -------------------------------------------------------------------------
+    def status(self) -> dict[str, Any]:
+        index = self.snapshot.index
+        return {
+            "vault": str(self.vault) if self.vault else None,
+            "index_dir": str(self.index_dir),
+            "generation": index.manifest.get("generation"),
+            "model": index.manifest.get("model"),
+            "updated": index.manifest.get("updated"),
+            "counts": index.manifest.get("counts", {}),
+        }
+
+    def doctor(self) -> DoctorReport:
+        if self.vault is None:
+            raise VaultError(str(self.index_dir), "this index does not know its vault")
+        return diagnose(self.vault, self.settings.index_config)
