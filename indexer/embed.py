@@ -91,8 +91,15 @@ class SentenceTransformerEmbedder:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
             os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+            os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+            os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
             import torch
             from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as hf_logging
+
+            # Our own progress bar reports embedding; the loader's bars are noise.
+            hf_logging.disable_progress_bar()
+            hf_logging.set_verbosity_error()
 
             path = resolve_model_path(self.name)
             try:
@@ -105,7 +112,10 @@ class SentenceTransformerEmbedder:
             if self.effective_dtype == "bfloat16":
                 model = model.to(torch.bfloat16)
             self._model = model
-            self.dim = int(model.get_sentence_embedding_dimension() or 0)
+            get_dim = getattr(model, "get_embedding_dimension", None) or getattr(
+                model, "get_sentence_embedding_dimension"
+            )
+            self.dim = int(get_dim() or 0)
         return self._model
 
     def embed(
