@@ -36,6 +36,7 @@ import datetime as dt
 import hashlib
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
@@ -154,6 +155,7 @@ def parse_note(
     for raw in _string_list(meta.get("tags", meta.get("tag")), split_spaces=True):
         tags.update(expand_tag(raw))
     note.links.extend(_property_links(meta))
+    note.body = body = strip_comments(body)
     scan_body(body, note, tags)
     note.tags = sorted(tags)
     return note
@@ -286,24 +288,15 @@ def _blank(match: re.Match[str]) -> str:
     return re.sub(r"[^\n]", " ", match.group(0))
 
 
-def mask_obsidian_blocks(body: str) -> str:
-    """Blank %% comments %% and $$ math $$ outside fenced code, keeping newlines."""
-    if "%%" not in body and "$$" not in body:
-        return body
+def outside_fences(body: str, transform: Callable[[str], str]) -> str:
+    """Apply ``transform`` to every stretch of ``body`` outside fenced code blocks."""
     out: list[str] = []
     chunk: list[str] = []
     fence: str | None = None
 
     def flush() -> None:
         if chunk:
-            text = "".join(chunk)
-            text = OBSIDIAN_COMMENT_RE.sub(_blank, text)
-            text = MATH_BLOCK_RE.sub(_blank, text)
-            # An unclosed %% comments out the rest of the note, as in Obsidian.
-            if "%%" in text:
-                i = text.index("%%")
-                text = text[:i] + re.sub(r"[^\n]", " ", text[i:])
-            out.append(text)
+            out.append(transform("".join(chunk)))
             chunk.clear()
 
     for line in body.splitlines(keepends=True):
@@ -323,6 +316,37 @@ def mask_obsidian_blocks(body: str) -> str:
     return "".join(out)
 
 
+def _keep_newlines(match: re.Match[str]) -> str:
+    return "\n" * match.group(0).count("\n")
+
+
+def _drop_comments(text: str) -> str:
+    text = OBSIDIAN_COMMENT_RE.sub(_keep_newlines, text)
+    text = HTML_COMMENT_RE.sub(_keep_newlines, text)
+    if "%%" in text:  # an unclosed %% hides the rest of the note, as in Obsidian
+        i = text.index("%%")
+        text = text[:i] + "\n" * text.count("\n", i)
+    return text
+
+
+def strip_comments(body: str) -> str:
+    """Remove %% comments %% and <!-- HTML comments --> (outside code), keeping line count.
+
+    Obsidian hides both in reading view and users keep private asides in them, so
+    they are neither linked, nor embedded, nor shown to a language model.
+    """
+    if "%%" not in body and "<!--" not in body:
+        return body
+    return outside_fences(body, _drop_comments)
+
+
+def mask_math_blocks(body: str) -> str:
+    """Blank $$ math $$ outside fenced code, keeping newlines."""
+    if "$$" not in body:
+        return body
+    return outside_fences(body, lambda text: MATH_BLOCK_RE.sub(_blank, text))
+
+
 def mask_inline(text: str) -> str:
     """Blank everything in a text block that can't hold a link or a tag."""
     if "`" in text:
@@ -339,7 +363,7 @@ def mask_inline(text: str) -> str:
 
 
 def scan_body(body: str, note: ParsedNote, tags: set[str]) -> None:
-    masked = mask_obsidian_blocks(body)
+    masked = mask_math_blocks(body)
     if not any(c in masked for c in "[#:"):
         return
     tokens = _md.parse(masked)
