@@ -84,6 +84,7 @@ def focus(
         budget=budget,
         estimate=lambda note: estimate(truncated(note)[0], tokenizer),
         emittable=emittable,
+        free=excluded.__contains__,
         selector=selector,
     )
     # Score in discovery order so the jitter draws do not depend on sorting.

@@ -23,7 +23,7 @@ mode, a ranking (e.g. similarity to a query) for query mode.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence, Set
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from .focus_settings import FocusSettings
@@ -73,15 +73,24 @@ def traverse(
     budget: int | None = None,
     estimate: Callable[[str], int] | None = None,
     emittable: Callable[[str], bool] | None = None,
+    free: Callable[[str], bool] | None = None,
     selector: Selector | None = None,
 ) -> Traversal:
     """Run the BFS from ``sources`` (all at depth 0).
 
     ``emittable(uri)`` says whether a note can end up in the answer: only those
-    count towards ``max_total_candidates`` and the token estimate. Without a
-    ``budget`` and ``estimate`` there is no early stop on tokens.
+    count towards ``max_total_candidates`` and the token estimate. ``free(uri)``
+    marks notes the caller already has (paging): they are traversed through but
+    never use up a per-depth slot. Without ``budget`` and ``estimate`` there is no
+    early stop on tokens.
     """
-    walk = _Walk(graph, settings, selector or RandomSelector(rng), emittable or (lambda u: True))
+    walk = _Walk(
+        graph,
+        settings,
+        selector or RandomSelector(rng),
+        emittable or (lambda uri: True),
+        free or (lambda uri: False),
+    )
     for uri in sources:
         walk.add_source(uri)
     threshold = None if budget is None else settings.token_budget_safety_margin * budget
@@ -114,11 +123,13 @@ class _Walk:
         settings: FocusSettings,
         selector: Selector,
         emittable: Callable[[str], bool],
+        free: Callable[[str], bool],
     ) -> None:
         self.graph = graph
         self.settings = settings
         self.selector = selector
         self.emittable = emittable
+        self.free = free
         self.pool: dict[str, Candidate] = {}  # sources and candidates, insertion = discovery
         self.counted = 0
         self.children_emitted: dict[str, int] = {}
@@ -180,22 +191,31 @@ class _Walk:
         def eligible(i: int) -> bool:
             return not known(notes[i])
 
-        if hop == CHILD:
-            picked: Set[int] = self.picked.get(src.uri, frozenset())
-            chosen = self.selector.pick_children(src.uri, notes, picked, room, eligible)
-        else:
-            chosen = self.selector.pick_inbound(src.uri, notes, room, eligible)
+        picked = self.picked.setdefault(src.uri, set()) if hop == CHILD else set()
         taken = 0
-        for i in chosen[:room]:
-            uri = notes[i]
-            if uri in found or known(uri):  # a selector must not pick twice or known notes
-                continue
-            found[uri] = [(src.uri, hop)]
-            taken += 1
+        # Free notes (those the caller already has) join the pool to be traversed
+        # through but take no slot, so pick again until the slots are filled.
+        while taken < room:
+            want = room - taken
+            if hop == CHILD:
+                chosen = self.selector.pick_children(src.uri, notes, picked, want, eligible)
+            else:
+                chosen = self.selector.pick_inbound(src.uri, notes, want, eligible)
+            progress = False
+            for i in chosen[:want]:
+                uri = notes[i]
+                if known(uri):  # a selector must not pick twice or known notes
+                    continue
+                found[uri] = [(src.uri, hop)]
+                progress = True
+                if hop == CHILD:
+                    picked.add(i)
+                if not self.free(uri):
+                    taken += 1
+            if not progress:
+                break
         if taken:
             emitted[src.uri] = emitted.get(src.uri, 0) + taken
-            if hop == CHILD:
-                self.picked.setdefault(src.uri, set()).update(chosen[:room])
 
     def _mark_picked(self, parent: str, child: str) -> None:
         siblings = self.graph.children(parent)
