@@ -1,19 +1,39 @@
-"""Check a QA benchmark file: ids unique, fields valid, every gold uri exists in the vault.
+"""Check QA benchmark files: ids unique, fields valid, every gold uri exists in the vault.
 
-Usage: python benchmarks/qa/check_gold.py benchmarks/qa/kepano-obsidian.jsonl ../shared/vaults/kepano-obsidian
+Usage:
+    python benchmarks/qa/check_gold.py                      # every known set with its vault
+    python benchmarks/qa/check_gold.py QA.jsonl --vault VAULT
+    python benchmarks/qa/check_gold.py QA.jsonl VAULT       # the older two-argument form
 """
+
+import argparse
 import json
 import sys
 from pathlib import Path
 
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+# Each set belongs to one vault; paths as seen from the repository root.
+KNOWN_SETS = {
+    "kepano-obsidian.jsonl": REPO.parent / "shared" / "vaults" / "kepano-obsidian",
+    "sample_vault.jsonl": REPO / "sample_vault",
+}
 
-def main(jsonl: str, vault: str) -> int:
-    root = Path(vault)
+
+def check(jsonl: Path, vault: Path) -> int:
+    """Print problems and a summary for one set; return the number of errors."""
     errors, seen, counts = [], set(), {"single": 0, "multi": 0}
-    for n, line in enumerate(Path(jsonl).read_text(encoding="utf-8").splitlines(), 1):
+    if not vault.is_dir():
+        print(f"{jsonl.name}: vault not found: {vault}")
+        return 1
+    for n, line in enumerate(jsonl.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
-        q = json.loads(line)
+        try:
+            q = json.loads(line)
+        except json.JSONDecodeError as exc:
+            errors.append(f"line {n}: not JSON ({exc.msg})")
+            continue
         qid = q.get("id")
         if qid in seen:
             errors.append(f"line {n}: duplicate id {qid}")
@@ -30,13 +50,35 @@ def main(jsonl: str, vault: str) -> int:
         if q.get("type") == "multi" and (len(gold) < 2 or not q.get("why")):
             errors.append(f"{qid}: multi needs >=2 gold and a 'why'")
         for uri in gold:
-            if uri.endswith(".md") or "\\" in uri or not (root / f"{uri}.md").is_file():
+            if uri.endswith(".md") or "\\" in uri or not (vault / f"{uri}.md").is_file():
                 errors.append(f"{qid}: gold not found: {uri}")
     for e in errors:
-        print(e)
-    print(f"{len(seen)} questions {counts}, {len(errors)} errors")
+        print(f"{jsonl.name}: {e}")
+    print(f"{jsonl.name}: {len(seen)} questions {counts}, {len(errors)} errors")
+    return len(errors)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("files", nargs="*", help="QA JSONL files (default: every known set)")
+    parser.add_argument("--vault", help="the vault the files belong to")
+    args = parser.parse_args(argv)
+    files = [Path(f) for f in args.files]
+    vault = Path(args.vault) if args.vault else None
+    if vault is None and len(files) == 2 and files[1].is_dir():
+        files, vault = files[:1], files[1]
+    if not files:
+        pairs = [(HERE / name, path) for name, path in KNOWN_SETS.items()]
+    elif vault is not None:
+        pairs = [(f, vault) for f in files]
+    else:
+        unknown = [f.name for f in files if f.name not in KNOWN_SETS]
+        if unknown:
+            parser.error(f"--vault is needed for {', '.join(unknown)}")
+        pairs = [(f, KNOWN_SETS[f.name]) for f in files]
+    errors = sum(check(f, v) for f, v in pairs)
     return 1 if errors else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(*sys.argv[1:3]))
+    sys.exit(main(sys.argv[1:]))
