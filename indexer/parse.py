@@ -52,6 +52,11 @@ MATH_BLOCK_RE = re.compile(r"\$\$.*?\$\$", re.S)
 CODE_SPAN_RE = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)", re.S)
 INLINE_MATH_RE = re.compile(r"(?<![\\$])\$(?=\S)[^$\n]+?(?<=\S)\$(?!\d)")
 HTML_COMMENT_RE = re.compile(r"<!--.*?(?:-->|$)", re.S)
+# A code span within one paragraph: %% or $$ or <!-- inside it is literal text.
+PARA_CODE_SPAN = r"(?P<code>(?P<ticks>`+)(?:(?!\n[ \t]*\n).)+?(?<!`)(?P=ticks)(?!`))"
+COMMENT_OR_CODE_RE = re.compile(PARA_CODE_SPAN + r"|%%.*?%%|<!--.*?(?:-->|\Z)", re.S)
+PERCENT_OR_CODE_RE = re.compile(PARA_CODE_SPAN + r"|%%", re.S)
+MATH_OR_CODE_RE = re.compile(PARA_CODE_SPAN + r"|\$\$.*?\$\$", re.S)
 ESCAPE_RE = re.compile(r"\\[\\`*_{}\[\]()#+\-.!|$%<>]")
 WIKILINK_RE = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
 MDLINK_RE = re.compile(r"(!?)\[([^\[\]\n]*)\]\(\s*(<[^>\n]+>|[^\s()]+(?:\([^\s()]*\)[^\s()]*)*)(?:\s+\"[^\"\n]*\")?\s*\)")
@@ -320,12 +325,19 @@ def _keep_newlines(match: re.Match[str]) -> str:
     return "\n" * match.group(0).count("\n")
 
 
+def _outside_code(repl: Callable[[re.Match[str]], str]) -> Callable[[re.Match[str]], str]:
+    """A ``re.sub`` replacement that leaves inline code spans (group ``code``) as they are."""
+    return lambda m: m.group(0) if m.group("code") else repl(m)
+
+
 def _drop_comments(text: str) -> str:
-    text = OBSIDIAN_COMMENT_RE.sub(_keep_newlines, text)
-    text = HTML_COMMENT_RE.sub(_keep_newlines, text)
+    # Left to right, so `%%` or `<!--` inside an inline code span stays literal text.
+    text = COMMENT_OR_CODE_RE.sub(_outside_code(_keep_newlines), text)
     if "%%" in text:  # an unclosed %% hides the rest of the note, as in Obsidian
-        i = text.index("%%")
-        text = text[:i] + "\n" * text.count("\n", i)
+        for m in PERCENT_OR_CODE_RE.finditer(text):
+            if not m.group("code"):
+                text = text[: m.start()] + "\n" * text.count("\n", m.start())
+                break
     return text
 
 
@@ -344,7 +356,7 @@ def mask_math_blocks(body: str) -> str:
     """Blank $$ math $$ outside fenced code, keeping newlines."""
     if "$$" not in body:
         return body
-    return outside_fences(body, lambda text: MATH_BLOCK_RE.sub(_blank, text))
+    return outside_fences(body, lambda text: MATH_OR_CODE_RE.sub(_outside_code(_blank), text))
 
 
 def mask_inline(text: str) -> str:
