@@ -131,9 +131,13 @@ class VaultRAG:
         return self.snapshot.graph
 
     # -- lookups ------------------------------------------------------------------------
-    def resolve_note(self, name: str) -> str:
-        """A uri, path, title or alias -> the note's uri (errors list close matches)."""
-        graph = self.graph
+    def resolve_note(self, name: str, graph: VaultGraph | None = None) -> str:
+        """A uri, path, title or alias -> the note's uri (errors list close matches).
+
+        ``graph`` is the snapshot's graph a caller already holds, so one request
+        resolves and answers against the same generation.
+        """
+        graph = graph if graph is not None else self.graph
         query = name.strip().replace("\\", "/")
         if not query:
             raise InvalidRequestError("note", "empty note name")
@@ -161,11 +165,11 @@ class VaultRAG:
                 return hits[0]
             if len(hits) > 1:
                 raise AmbiguousNoteError(name, hits)
-        raise NoteNotFoundError(name, self.suggest(query))
+        raise NoteNotFoundError(name, self.suggest(query, graph=graph))
 
-    def suggest(self, query: str, n: int = 5) -> list[str]:
+    def suggest(self, query: str, n: int = 5, graph: VaultGraph | None = None) -> list[str]:
         names: dict[str, str] = {}
-        for note in self.graph.notes():
+        for note in (graph if graph is not None else self.graph).notes():
             names.setdefault(note.title.casefold(), note.uri)
             names.setdefault(note.uri.casefold(), note.uri)
         close = difflib.get_close_matches(query.casefold(), list(names), n=n * 2, cutoff=0.5)
@@ -199,9 +203,10 @@ class VaultRAG:
             budget = self.settings.focus.default_budget
         if budget < 0:
             raise InvalidRequestError("budget", f"must be >= 0, got {budget}")
-        uri = self.resolve_note(note)
+        graph = self.graph  # once: an index update mid-call must not mix two generations
+        uri = self.resolve_note(note, graph)
         return run_focus(
-            self.graph,
+            graph,
             uri,
             budget,
             self.settings.focus,

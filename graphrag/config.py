@@ -21,6 +21,7 @@ from indexer.config import EmbeddingSettings, IndexConfig, IndexSettings
 
 from .errors import ConfigError
 from .focus_settings import FocusSettings
+from .server_settings import ServerSettings
 
 ENV_PREFIX = "VAULTRAG_"
 
@@ -30,6 +31,7 @@ class Settings:
     index: IndexSettings = field(default_factory=IndexSettings)
     embedding: EmbeddingSettings = field(default_factory=EmbeddingSettings)
     focus: FocusSettings = field(default_factory=FocusSettings)
+    server: ServerSettings = field(default_factory=ServerSettings)
 
     @property
     def index_config(self) -> IndexConfig:
