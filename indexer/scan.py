@@ -5,8 +5,9 @@
 * Excludes: glob patterns from config (matched against the vault-relative path
   and each of its folders) and Obsidian's ``userIgnoreFilters`` from
   ``.obsidian/app.json`` (a path prefix, or ``/regex/``).
-* Symlinked folders are followed once; a folder already visited (same device
-  and inode) is skipped with a warning, so symlink loops end.
+* Symlinked folders are followed once, after the real folders; a folder already
+  visited (same device and inode) is skipped with a warning, so symlink loops end
+  and a link into the vault never takes the place of the folder it points at.
 * Unreadable folders and files are warned about and skipped; nothing is written.
 """
 
@@ -80,6 +81,9 @@ def scan_vault(vault: Path, exclude: tuple[str, ...] = ()) -> ScanResult:
     result = ScanResult()
     excluder = Excluder(exclude, read_ignore_filters(vault, result.warnings))
     seen_dirs: set[tuple[int, int]] = set()
+    # Symlinked folders are walked after the real tree, so a link pointing back into
+    # the vault is the one skipped, not the folder it points at.
+    linked: list[tuple[Path, str]] = []
 
     def walk(folder: Path, rel: str) -> None:
         try:
@@ -106,7 +110,11 @@ def scan_vault(vault: Path, exclude: tuple[str, ...] = ()) -> ScanResult:
             except OSError:
                 is_dir = False
             if is_dir:
-                if not excluder.excluded(child, is_dir=True):
+                if excluder.excluded(child, is_dir=True):
+                    continue
+                if entry.is_symlink():
+                    linked.append((Path(entry.path), child))
+                else:
                     walk(Path(entry.path), child)
                 continue
             if excluder.excluded(child):
@@ -123,4 +131,6 @@ def scan_vault(vault: Path, exclude: tuple[str, ...] = ()) -> ScanResult:
                 result.attachments.append(item)
 
     walk(vault, "")
+    while linked:
+        walk(*linked.pop(0))
     return result
