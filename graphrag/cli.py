@@ -230,3 +230,9 @@ def focus(
 
 def main() -> None:
     cli(prog_name="vault-graphrag")
+
+
+from .cli_serve import mcp, serve  # noqa: E402 - registered last, after the group exists
+
+cli.add_command(serve)
+cli.add_command(mcp)

@@ -1,0 +1,158 @@
+"""Keeping a served index current: one update at a time, on request or on file changes.
+
+``VaultRAG.index`` already commits a new generation and then swaps the snapshot
+atomically, so readers keep answering from the previous one while an update
+runs. This module adds what a long-running server needs on top: a lock so only
+one update runs at a time (a second caller waits, or gets ``IndexBusyError``),
+a record of the last update for ``/status``, and a background thread that
+watches the vault with watchfiles and re-indexes after a burst of changes.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from indexer import IndexStats
+
+from .api import VaultRAG
+from .errors import IndexBusyError, VaultError, VaultRAGError
+
+log = logging.getLogger(__name__)
+
+# watchfiles waits this long (ms) for more changes before yielding a batch.
+QUIET_STEP_MS = 50
+# How often (ms) the watcher wakes without changes, to retry a deferred update.
+IDLE_TICK_MS = 1000
+
+
+class LiveIndex:
+    """Index updates for a served vault: serialised, recorded, optionally watched."""
+
+    def __init__(self, rag: VaultRAG, debounce_ms: int = 300) -> None:
+        self.rag = rag
+        self.debounce_ms = debounce_ms
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.updates = 0
+        self.last_update: dict[str, Any] | None = None
+
+    # -- updates ------------------------------------------------------------------------
+    @property
+    def updating(self) -> bool:
+        return self._lock.locked()
+
+    @property
+    def watching(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def update(self, full: bool = False, wait: bool = True, reason: str = "request") -> IndexStats:
+        """Run one incremental (or ``full``) update; ``wait=False`` raises IndexBusyError if one runs."""
+        if not self._lock.acquire(blocking=wait):
+            raise IndexBusyError(str(self.rag.index_dir))
+        started = time.time()
+        try:
+            stats = self.rag.index(full=full)
+            self.warm()
+        except VaultRAGError as exc:
+            self._record(started, reason, error=str(exc))
+            raise
+        except Exception as exc:
+            self._record(started, reason, error=f"{type(exc).__name__}: {exc}")
+            raise
+        else:
+            self._record(started, reason, stats=stats)
+            return stats
+        finally:
+            self._lock.release()
+
+    def warm(self) -> None:
+        """Load the current generation's vectors now, not on the first query that needs them."""
+        self.rag.snapshot.index.vectors  # noqa: B018 - a lazy property; reading it loads
+
+    def _record(
+        self, started: float, reason: str, stats: IndexStats | None = None, error: str | None = None
+    ) -> None:
+        self.updates += 1
+        entry: dict[str, Any] = {
+            "reason": reason,
+            "started": round(started, 3),
+            "seconds": round(time.time() - started, 3),
+        }
+        if stats is not None:
+            entry.update(
+                up_to_date=stats.up_to_date,
+                added=stats.added,
+                changed=stats.changed,
+                removed=stats.removed,
+                notes=stats.notes,
+            )
+        if error is not None:
+            entry["error"] = error
+        self.last_update = entry
+
+    # -- watching -----------------------------------------------------------------------
+    def start(self) -> None:
+        """Watch the vault in a daemon thread until ``stop``."""
+        if self.rag.vault is None:
+            raise VaultError(str(self.rag.index_dir), "this index does not know its vault")
+        if self.watching:
+            return
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name="vault-graphrag-watch", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+    def relevant(self, path: str) -> bool:
+        """Vault files only: not the index folder, not dot-folders (.obsidian, .git, .trash)."""
+        vault = self.rag.vault
+        assert vault is not None
+        p = Path(path)
+        try:
+            p.relative_to(self.rag.index_dir)
+            return False
+        except ValueError:
+            pass
+        try:
+            rel = p.relative_to(vault)
+        except ValueError:
+            return False
+        return not any(part.startswith(".") for part in rel.parts)
+
+    def _run(self) -> None:
+        import watchfiles
+
+        vault = self.rag.vault
+        assert vault is not None
+        # Changes made before the watcher is armed are caught by one update on the first tick.
+        pending = True
+        for changes in watchfiles.watch(
+            vault,
+            watch_filter=lambda _change, path: self.relevant(path),
+            debounce=self.debounce_ms,
+            step=QUIET_STEP_MS,
+            stop_event=self._stop,
+            rust_timeout=IDLE_TICK_MS,
+            yield_on_timeout=True,
+            raise_interrupt=False,
+        ):
+            pending = pending or bool(changes)
+            if not pending or self._stop.is_set():
+                continue
+            try:
+                self.update(reason="watch")
+                pending = False
+            except IndexBusyError:
+                log.info("index busy (another indexer holds the lock); retrying")
+            except Exception:  # keep watching: the next change may fix it
+                log.exception("re-indexing %s after a change failed", vault)
+                pending = False

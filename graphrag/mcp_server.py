@@ -1,0 +1,70 @@
+"""Model Context Protocol server: vault context for assistants (Claude Desktop, IDEs).
+
+``build_mcp_server(rag)`` exposes the facade as MCP tools with typed inputs;
+``vault-graphrag mcp VAULT`` runs it over stdio. Like the HTTP server it is a
+thin adapter: parse (the SDK validates against the signatures), call one
+``VaultRAG`` method, return the CLI's ``--json`` shape. Our errors reach the
+assistant as tool errors whose text names the problem and the closest notes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Annotated, Any, TypeVar
+
+from mcp.server import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
+
+from indexer import __version__
+
+from .api import VaultRAG
+from .errors import VaultRAGError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+INSTRUCTIONS = (
+    "Tools over the user's Obsidian vault (Markdown notes linked into a graph). "
+    "Use `focus` for the context around a note the user names, `get_note` to read one note."
+)
+
+Budget = Annotated[
+    int | None, Field(ge=0, le=200_000, description="Tokens for related notes (default 2000).")
+]
+Seed = Annotated[int | None, Field(description="Fixes the random choices: same seed, same answer.")]
+
+
+def _tool_errors(fn: F) -> F:
+    """Our errors become tool errors with their message; anything else stays a crash."""
+
+    @wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except VaultRAGError as exc:
+            raise ToolError(str(exc)) from exc
+
+    return wrapper  # type: ignore[return-value]
+
+
+def build_mcp_server(rag: VaultRAG) -> MCPServer:
+    """An MCP server whose tools answer from ``rag``."""
+    server = MCPServer("vault-graphrag", version=__version__, instructions=INSTRUCTIONS)
+
+    @server.tool()
+    @_tool_errors
+    def focus(
+        note: Annotated[str, Field(min_length=1, description="The note: uri, title or alias.")],
+        budget: Budget = None,
+        seed: Seed = None,
+        exclude: Annotated[
+            list[str], Field(description="uris already seen (to page through more).")
+        ] = [],  # noqa: B006 - the SDK copies validated arguments
+    ) -> dict[str, Any]:
+        """The context around one note of the vault: the note itself (with its parent path,
+        children, siblings, links and backlinks) and the most related notes, ranked by how
+        they relate (parent, child, link, backlink, sibling, ...), within a token budget."""
+        return rag.focus(note, budget=budget, seed=seed, exclude=exclude).to_json()
+
+    return server

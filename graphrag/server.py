@@ -1,0 +1,254 @@
+"""HTTP API for the Obsidian plugin: ``create_app(rag)`` -> a FastAPI app.
+
+Thin by design: each endpoint parses its input, calls one ``VaultRAG`` (or
+``LiveIndex``) method and returns the same JSON as the CLI's ``--json``. Errors
+become ``{"error": code, "detail": message}`` through one table, ``ERRORS``.
+Every answer comes from one index snapshot: ``VaultRAG`` takes it once per call
+and an update swaps in the next one atomically, so a request never sees two
+generations. Security (Host, Origin, token, body size) lives in ``server_guard``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any, Literal
+
+from fastapi import FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware.cors import CORSMiddleware
+
+from indexer import __version__
+
+from .api import VaultRAG
+from .errors import (
+    AmbiguousNoteError,
+    ConfigError,
+    IndexBusyError,
+    IndexMissingError,
+    IndexStaleError,
+    InvalidRequestError,
+    NoteNotFoundError,
+    VaultError,
+    VaultRAGError,
+)
+from .live import LiveIndex
+from .server_guard import HostOriginGuard, TokenAndBodyGuard
+from .server_settings import ServerSettings, check_origins
+
+log = logging.getLogger(__name__)
+
+# Our exceptions -> (HTTP status, error code). First match in this order wins.
+ERRORS: tuple[tuple[type[VaultRAGError], int, str], ...] = (
+    (NoteNotFoundError, 404, "note_not_found"),
+    (AmbiguousNoteError, 422, "ambiguous_note"),
+    (InvalidRequestError, 422, "invalid_request"),
+    (IndexBusyError, 409, "index_busy"),
+    (IndexMissingError, 503, "index_missing"),
+    (IndexStaleError, 503, "index_stale"),
+    (ConfigError, 500, "config_error"),
+    (VaultError, 500, "vault_error"),
+    (VaultRAGError, 500, "error"),
+)
+
+HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 400: "bad_request"}
+
+MAX_NOTE_CHARS = 1024
+MAX_TEXT_CHARS = 4096
+MAX_BUDGET = 200_000
+
+
+def error_json(exc: VaultRAGError) -> JSONResponse:
+    status, code = next((s, c) for cls, s, c in ERRORS if isinstance(exc, cls))
+    body: dict[str, Any] = {"error": code, "detail": str(exc)}
+    if isinstance(exc, NoteNotFoundError):
+        body["suggestions"] = exc.suggestions
+    elif isinstance(exc, AmbiguousNoteError):
+        body.update(field="note", candidates=exc.candidates)
+    elif isinstance(exc, InvalidRequestError):
+        body["field"] = exc.field
+    return JSONResponse(body, status_code=status)
+
+
+# -- request bodies (unknown keys are refused, so a typo is a 422 naming it) --------------
+class Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class FocusBody(Body):
+    note: str = Field(min_length=1, max_length=MAX_NOTE_CHARS, description="uri, title or alias")
+    budget: int | None = Field(None, ge=0, le=MAX_BUDGET, description="tokens for related notes")
+    seed: int | None = Field(None, description="makes the result reproducible")
+    explain: bool = Field(False, description="add scores, discovery paths and skipped notes")
+    exclude: list[str] = Field(default_factory=list, max_length=1000, description="uris to skip")
+    format: Literal["json", "prompt"] = Field("json", description='"prompt": {"prompt": text}')
+
+
+class IndexBody(Body):
+    full: bool = Field(False, description="re-parse and re-embed everything")
+    wait: bool = Field(False, description="wait for a running update instead of a 409")
+
+
+def create_app(
+    rag: VaultRAG, settings: ServerSettings | None = None, live: LiveIndex | None = None
+) -> FastAPI:
+    """The HTTP app for one opened vault.
+
+    Args:
+        rag: the opened vault; every endpoint calls it.
+        settings: server settings (default: ``rag.settings.server``). ``watch`` starts the
+            file watcher with the app's lifespan; ``token``, ``cors_origins``,
+            ``allowed_hosts`` and ``max_body_bytes`` configure the guards.
+        live: the update coordinator (one is made if not given).
+    """
+    settings = settings or rag.settings.server
+    check_origins(settings.cors_origins)
+    live = live or LiveIndex(rag, settings.watch_debounce_ms)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        if settings.watch and rag.vault is not None:
+            live.start()
+        if settings.preload_model:
+            threading.Thread(target=_preload, args=(rag, live), daemon=True).start()
+        try:
+            yield
+        finally:
+            live.stop()
+
+    app = FastAPI(
+        title="vault-graphrag",
+        version=__version__,
+        description="Graph + vector retrieval over an Obsidian vault, for the Obsidian plugin. "
+        "Errors are {\"error\": code, \"detail\": message}.",
+        lifespan=lifespan,
+    )
+    app.state.rag = rag
+    app.state.live = live
+    app.state.settings = settings
+    _install_errors(app)
+    _add_routes(app, rag, live)
+
+    # Added innermost first: the guard on Host/Origin is the outermost layer.
+    app.add_middleware(TokenAndBodyGuard, token=settings.token, max_body_bytes=settings.max_body_bytes)
+    app.add_middleware(
+        CORSMiddleware,
+        allow_origins=list(settings.cors_origins),
+        allow_methods=["GET", "POST"],
+        allow_headers=["Authorization", "Content-Type"],
+        allow_credentials=False,
+        max_age=600,
+    )
+    hosts = list(settings.allowed_hosts)
+    if settings.host not in ("0.0.0.0", "::", ""):
+        hosts.append(settings.host)
+    app.add_middleware(HostOriginGuard, allowed_hosts=hosts, allowed_origins=settings.cors_origins)
+    return app
+
+
+def _preload(rag: VaultRAG, live: LiveIndex) -> None:
+    """Load vectors and the query model in the background, so the first query is fast."""
+    try:
+        live.warm()
+        load = getattr(rag.embedder, "load", None)
+        if load is not None:
+            load()
+    except Exception:  # the first query will report it properly
+        log.warning("preloading the index or the model failed", exc_info=True)
+
+
+def _install_errors(app: FastAPI) -> None:
+    @app.exception_handler(VaultRAGError)
+    async def vault_error(_request: Request, exc: VaultRAGError) -> JSONResponse:
+        return error_json(exc)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0] if exc.errors() else {}
+        loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path")]
+        field = ".".join(loc) or "body"
+        message = first.get("msg", "invalid request")
+        return JSONResponse(
+            {"error": "invalid_request", "detail": f"{field}: {message}", "field": field},
+            status_code=422,
+        )
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = HTTP_CODES.get(exc.status_code, "http_error")
+        return JSONResponse(
+            {"error": code, "detail": str(exc.detail)},
+            status_code=exc.status_code,
+            headers=getattr(exc, "headers", None),
+        )
+
+    @app.exception_handler(Exception)
+    async def crashed(_request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error", exc_info=exc)
+        return JSONResponse(
+            {"error": "internal_error", "detail": f"{type(exc).__name__} (see the server log)"},
+            status_code=500,
+        )
+
+
+def _focus_json(rag: VaultRAG, body: FocusBody) -> JSONResponse:
+    result = rag.focus(
+        body.note, budget=body.budget, seed=body.seed, explain=body.explain, exclude=body.exclude
+    )
+    if body.format == "prompt":
+        from .render import render_prompt
+
+        return JSONResponse({"prompt": render_prompt(result)})
+    return JSONResponse(result.to_json())
+
+
+def _add_routes(app: FastAPI, rag: VaultRAG, live: LiveIndex) -> None:
+    @app.get("/health", tags=["server"])
+    def health() -> JSONResponse:
+        """Liveness; the only endpoint that needs no token. Says nothing about the vault."""
+        return JSONResponse({"status": "ok", "version": __version__})
+
+    @app.get("/status", tags=["server"])
+    def status() -> JSONResponse:
+        """Index generation, model, counts, last update, and whether the vault is watched."""
+        return JSONResponse(
+            dict(
+                rag.status(),
+                watching=live.watching,
+                updating=live.updating,
+                updates=live.updates,
+                last_update=live.last_update,
+            )
+        )
+
+    @app.post("/focus", tags=["retrieval"])
+    def focus(body: FocusBody) -> JSONResponse:
+        """The context around one note under a token budget (as `vault-graphrag focus --json`)."""
+        return _focus_json(rag, body)
+
+    @app.get("/notes/{uri:path}/context", tags=["retrieval"])
+    def note_context(
+        uri: str,
+        budget: int | None = Query(None, ge=0, le=MAX_BUDGET),
+        seed: int | None = None,
+        explain: bool = False,
+    ) -> JSONResponse:
+        """Focus mode for the note at ``uri`` (what the plugin shows beside the open note)."""
+        return _focus_json(rag, FocusBody(note=uri, budget=budget, seed=seed, explain=explain))
+
+    @app.post("/index", tags=["server"])
+    def index(body: IndexBody | None = None) -> JSONResponse:
+        """Bring the index up to date (incremental; ``full`` re-embeds everything).
+
+        One update runs at a time: while another runs (the watcher's or a request's)
+        this answers 409 ``index_busy`` at once, or waits for it with ``"wait": true``.
+        Queries keep being answered from the current snapshot meanwhile.
+        """
+        body = body or IndexBody()
+        stats = live.update(full=body.full, wait=body.wait)
+        return JSONResponse(stats.to_json())
