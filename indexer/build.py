@@ -250,13 +250,18 @@ def _build_locked(
             unchanged.append(path)
         else:
             to_parse.append(entry)
-    removed = sorted(set(prev_files) - set(current))
 
     known = {} if reparse_all else {p: v[2] for p, v in prev_files.items()}
     parsed, warnings, same = parse_files(
         vault, to_parse, settings.hierarchy_properties, settings.workers, known
     )
     stats.warnings.extend(warnings)
+    # A file that vanished or became unreadable after the scan is gone from this
+    # index: keeping its old rows would leave chunks for a note missing from the graph.
+    unread = {e.path for e in to_parse} - {n.path for n in parsed} - set(same)
+    for path in unread:
+        del current[path]
+    removed = sorted(set(prev_files) - set(current))
     # Touched but identical bytes: keep the stored parse (and its chunks).
     unchanged.extend(same)
     changed = [n for n in parsed if n.path in prev_files]
@@ -363,6 +368,8 @@ def _build_locked(
         _write_derived(db, built, current, scan.attachments)
         vectors.save(writer.vectors_path)
         _fill_counts(stats, built, db, vectors)
+        # Every chunk row not embedded in this run reuses a stored vector.
+        stats.chunks_reused = stats.chunks - stats.chunks_embedded
         manifest = {
             "model": embedder.name,
             "dim": int(vectors.dim),

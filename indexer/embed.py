@@ -112,8 +112,9 @@ class SentenceTransformerEmbedder:
             if self.effective_dtype == "bfloat16":
                 model = model.to(torch.bfloat16)
             self._model = model
-            get_dim = getattr(model, "get_embedding_dimension", None) or getattr(
-                model, "get_sentence_embedding_dimension"
+            get_dim = (
+                getattr(model, "get_embedding_dimension", None)
+                or model.get_sentence_embedding_dimension
             )
             self.dim = int(get_dim() or 0)
         return self._model
