@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sqlite3
 import sys
 import time
 from collections.abc import Callable
@@ -27,7 +28,7 @@ from . import __version__
 from .chunk import Chunk, chunk_note
 from .config import IndexConfig
 from .embed import Embedder, SentenceTransformerEmbedder
-from .errors import IndexStaleError, VaultError
+from .errors import IndexMissingError, IndexStaleError, VaultError
 from .graphbuild import VaultGraphBuild, build_graph
 from .notes_io import note_from_row, note_to_row
 from .parse import ParsedNote, content_hash, parse_note
@@ -215,9 +216,21 @@ def _build_locked(
     if previous is not None:
         try:
             _, _, prev_db = open_generation(out_dir)
+            prev_files = {
+                p: (size, mtime, h)
+                for p, size, mtime, h in prev_db.execute(
+                    "SELECT path, size, mtime_ns, hash FROM notes"
+                )
+            }
         except IndexStaleError as exc:
             stats.full_reason = str(exc)
             previous = None
+        except (IndexMissingError, sqlite3.DatabaseError) as exc:
+            # The manifest names a generation that is gone or unreadable: start over.
+            stats.warnings.append(f"{out_dir}: previous index unreadable ({exc}); rebuilding")
+            if prev_db is not None:
+                prev_db.close()
+            previous, prev_db, prev_files = None, None, {}
         else:
             if previous.get("model") != embedder.name:
                 stats.full_reason = (
@@ -226,12 +239,6 @@ def _build_locked(
                 )
             elif previous.get("config_hash") != cfg_hash:
                 stats.full_reason = "indexing settings changed: re-parsing every note"
-            prev_files = {
-                p: (size, mtime, h)
-                for p, size, mtime, h in prev_db.execute(
-                    "SELECT path, size, mtime_ns, hash FROM notes"
-                )
-            }
     if full and not stats.full_reason:
         stats.full_reason = "--full"
     reparse_all = bool(stats.full_reason)

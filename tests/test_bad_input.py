@@ -1,0 +1,302 @@
+"""Bad input and bad luck: the run goes on, names the file, and never harms the vault or index."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+import indexer.build
+from indexer import build_index, load_index
+from indexer.store import MANIFEST
+from indexer.tokens import get_tokenizer
+from tests.conftest import ROOT, write
+from tests.fakes import HashEmbedder
+
+
+def index(vault: Path, index_dir: Path, **kwargs: object):  # noqa: ANN201
+    return build_index(vault, index_dir, embedder=kwargs.pop("embedder", None) or HashEmbedder(),
+                       **kwargs)  # type: ignore[arg-type]
+
+
+def test_non_utf8_file_is_indexed_with_a_warning(sample_vault: Path, tmp_path: Path) -> None:
+    write(sample_vault, "Old/Latin1 Note.md", b"# Caf\xe9 Pradella\n\nPrices in the caf\xe9 [[Home]]\n")
+    stats = index(sample_vault, tmp_path / "idx")
+    assert "Old/Latin1 Note.md: not valid UTF-8 (byte 5); decoded with replacement" in stats.warnings
+    snap = load_index(tmp_path / "idx")
+    assert "Caf\ufffd Pradella" in snap.body("Old/Latin1 Note")
+    assert snap.graph.has_edge("Old/Latin1 Note", "Home")
+    assert snap.chunks_of("Old/Latin1 Note")
+
+
+def test_binary_garbage_named_md_does_not_stop_the_run(sample_vault: Path, tmp_path: Path) -> None:
+    write(sample_vault, "junk.md", bytes(range(256)) * 40)
+    stats = index(sample_vault, tmp_path / "idx")
+    assert any(w.startswith("junk.md: ") for w in stats.warnings)
+    assert stats.notes == 38
+
+
+def test_huge_file_is_indexed_and_chunked(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    paragraph = "The goats climb to the upper pasture at dawn and the herder counts them. " * 6
+    parts, size, i = [], 0, 0
+    while size < 5_000_000:
+        part = (f"## Day {i}\n\n" if i % 25 == 0 else "") + f"{paragraph} [[Herd]] #day{i % 5}\n\n"
+        parts.append(part)
+        size += len(part)
+        i += 1
+    write(vault, "Logbook.md", "".join(parts))
+    write(vault, "Herd.md", "# Herd\n")
+
+    class FastEmbedder(HashEmbedder):
+        def embed(self, texts, progress=None):  # noqa: ANN001, ANN201
+            self.texts.extend(texts)
+            return super().embed([t[:64] for t in texts], progress)
+
+    embedder = FastEmbedder()
+    stats = index(vault, tmp_path / "idx", embedder=embedder)
+    assert stats.notes == 2 and stats.warnings == []
+    snap = load_index(tmp_path / "idx")
+    chunks = snap.chunks_of("Logbook")
+    assert len(chunks) > 1000
+    assert max(c.tokens for c in chunks) <= 256
+    assert len(snap.body("Logbook")) == size
+    assert snap.graph.has_edge("Logbook", "Herd") and "#day4" in snap.graph
+
+
+def test_empty_file(sample_vault: Path, tmp_path: Path) -> None:
+    write(sample_vault, "Blank.md", b"")
+    stats = index(sample_vault, tmp_path / "idx")
+    assert not any("Blank" in w for w in stats.warnings)
+    snap = load_index(tmp_path / "idx")
+    assert snap.graph.nodes["Blank"]["kind"] == "note"
+    assert [c.text for c in snap.chunks_of("Blank")] == [""]
+
+
+def test_symlink_loop_is_reported_and_the_run_completes(sample_vault: Path, tmp_path: Path) -> None:
+    os.symlink(sample_vault / "People", sample_vault / "People" / "Again")
+    os.symlink(sample_vault, sample_vault / "Places" / "Whole Vault")
+    stats = index(sample_vault, tmp_path / "idx")
+    assert "People/Again: folder already visited (symlink loop?); skipped" in stats.warnings
+    assert "Places/Whole Vault: folder already visited (symlink loop?); skipped" in stats.warnings
+    assert stats.notes == 37
+
+
+def test_unreadable_file_is_skipped_with_a_warning(
+    sample_vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = sample_vault / "People/Jakob Steiner.md"
+    if os.geteuid() != 0:
+        target.chmod(0)
+    else:  # root reads anything: simulate the permission error
+        real = Path.read_bytes
+
+        def read_bytes(self: Path) -> bytes:
+            if self == target:
+                raise PermissionError(13, "Permission denied", str(self))
+            return real(self)
+
+        monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    try:
+        stats = index(sample_vault, tmp_path / "idx")
+    finally:
+        target.chmod(0o644)
+    assert "People/Jakob Steiner.md: cannot read (Permission denied); skipped" in stats.warnings
+    assert stats.notes == 36
+    snap = load_index(tmp_path / "idx")
+    assert snap.graph.nodes["Jakob Steiner"]["kind"] == "ghost"
+
+
+def test_file_vanishing_mid_run(
+    sample_vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    victim = sample_vault / "Glossary.md"
+    real_scan = indexer.build.scan_vault
+
+    def scan_then_delete(*args: object, **kwargs: object):  # noqa: ANN202
+        result = real_scan(*args, **kwargs)  # type: ignore[arg-type]
+        victim.unlink()
+        return result
+
+    monkeypatch.setattr(indexer.build, "scan_vault", scan_then_delete)
+    stats = index(sample_vault, tmp_path / "idx")
+    assert stats.warnings[0] == "Glossary.md: vanished during indexing; skipped"
+    assert stats.notes == 36
+    snap = load_index(tmp_path / "idx")
+    assert snap.graph.nodes["Glossary"]["kind"] == "ghost"  # still linked from Home
+    assert snap.chunks_of("Glossary") == []
+
+
+@pytest.mark.parametrize("name", ["vault [1]", "my vault ünï 😀", "a [b] (c) {d} 'e' $f %20"])
+def test_odd_vault_and_index_paths(sample_vault: Path, tmp_path: Path, name: str) -> None:
+    vault = tmp_path / name / "notes [x]"
+    vault.parent.mkdir()
+    sample_vault.rename(vault)
+    index_dir = tmp_path / name / "index ü [2]"
+    stats = index(vault, index_dir)
+    assert stats.notes == 37
+    snap = load_index(index_dir)
+    assert snap.manifest["vault"] == str(vault)
+    assert len(snap.vectors) == stats.chunks
+    assert index(vault, index_dir).up_to_date
+
+
+def _fingerprint(root: Path) -> dict[str, tuple[str, int, int]]:
+    out: dict[str, tuple[str, int, int]] = {}
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            path = Path(folder) / name
+            st = path.lstat()
+            digest = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "dir"
+            out[str(path.relative_to(root))] = (digest, st.st_mtime_ns, st.st_mode)
+    return out
+
+
+def test_the_vault_is_never_written_to(sample_vault: Path, tmp_path: Path) -> None:
+    before = _fingerprint(sample_vault)
+    index_dir = tmp_path / "idx"
+    index(sample_vault, index_dir)
+    (sample_vault / "Home.md").touch()
+    touched = _fingerprint(sample_vault)
+    index(sample_vault, index_dir)
+    index(sample_vault, index_dir, full=True)
+    assert _fingerprint(sample_vault) == touched
+    assert {k: v for k, v in touched.items() if k != "Home.md"} == {
+        k: v for k, v in before.items() if k != "Home.md"
+    }
+    from indexer.doctor import diagnose
+
+    diagnose(sample_vault)
+    assert _fingerprint(sample_vault) == touched
+
+
+@pytest.mark.parametrize("content", ["{not json", "", '{"no": "generation"}', "[1, 2]"])
+def test_corrupt_manifest_leads_to_a_rebuild(sample_vault: Path, tmp_path: Path, content: str) -> None:
+    index_dir = tmp_path / "idx"
+    index(sample_vault, index_dir)
+    (index_dir / MANIFEST).write_text(content)
+    embedder = HashEmbedder()
+    stats = index(sample_vault, index_dir, embedder=embedder)
+    assert any("previous index unreadable" in w and "rebuilding" in w for w in stats.warnings)
+    assert len(embedder.texts) == stats.chunks == 77
+    snap = load_index(index_dir)
+    assert snap.manifest["counts"]["notes"] == 37
+    assert sorted(p.name for p in index_dir.iterdir() if p.name.startswith("gen-")) == ["gen-000001"]
+
+
+@pytest.mark.parametrize("damage", ["generation deleted", "sqlite garbage"])
+def test_damaged_generation_leads_to_a_rebuild(sample_vault: Path, tmp_path: Path, damage: str) -> None:
+    index_dir = tmp_path / "idx"
+    index(sample_vault, index_dir)
+    if damage == "generation deleted":
+        shutil.rmtree(index_dir / "gen-000001")
+    else:
+        (index_dir / "gen-000001" / "index.sqlite").write_bytes(b"not a database" * 100)
+    stats = index(sample_vault, index_dir)
+    assert any("previous index unreadable" in w for w in stats.warnings)
+    assert stats.chunks_embedded == 77
+    assert load_index(index_dir).manifest["counts"]["notes"] == 37
+
+
+# -- killing the indexer ----------------------------------------------------------------------
+CHILD = textwrap.dedent(
+    """
+    import sys, time
+    from pathlib import Path
+    sys.path.insert(0, {root!r})
+    import indexer.store
+    from indexer import build_index
+    from tests.fakes import HashEmbedder
+
+    flag = Path({flag!r})
+    stage = {stage!r}
+
+    class Slow(HashEmbedder):
+        def embed(self, texts, progress=None):
+            if stage == "embedding":
+                flag.write_text("embedding")
+                time.sleep(600)
+            return super().embed(texts, progress)
+
+    if stage == "commit":
+        real = indexer.store.write_json_atomic
+        def slow_write(path, data):
+            flag.write_text("commit")
+            time.sleep(600)
+            real(path, data)
+        indexer.store.write_json_atomic = slow_write
+
+    build_index({vault!r}, {index_dir!r}, embedder=Slow())
+    """
+)
+
+
+@pytest.mark.parametrize("stage", ["embedding", "commit"])
+def test_sigkill_leaves_the_previous_index_intact(sample_vault: Path, tmp_path: Path, stage: str) -> None:
+    index_dir = tmp_path / "idx"
+    index(sample_vault, index_dir)
+    old = load_index(index_dir)
+    old_body, old_vectors = old.body("Places/Käsekeller"), len(old.vectors)
+    old.close()
+    # A large edit: every note rewritten.
+    for path in sample_vault.rglob("*.md"):
+        path.write_text(path.read_text(encoding="utf-8") + "\n\nAppended in a big edit.\n", encoding="utf-8")
+
+    flag = tmp_path / "flag"
+    script = tmp_path / "child.py"
+    script.write_text(CHILD.format(root=str(ROOT), flag=str(flag), stage=stage,
+                                   vault=str(sample_vault), index_dir=str(index_dir)))
+    child = subprocess.Popen([sys.executable, str(script)], cwd=ROOT)
+    try:
+        deadline = time.monotonic() + 60
+        while not flag.exists():
+            assert child.poll() is None, "the child indexer exited early"
+            assert time.monotonic() < deadline, "the child indexer never reached its stage"
+            time.sleep(0.05)
+        os.kill(child.pid, signal.SIGKILL)
+        assert child.wait(timeout=30) == -signal.SIGKILL
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+
+    leftovers = [p.name for p in index_dir.iterdir() if p.name.startswith((".gen-", "gen-000002"))]
+    assert leftovers  # the killed run left its unfinished generation behind ...
+    snap = load_index(index_dir)  # ... and the previous one is still current and whole
+    assert snap.manifest["generation"] == "gen-000001"
+    assert snap.body("Places/Käsekeller") == old_body
+    assert len(snap.vectors) == old_vectors == len(
+        {r[0] for r in snap.db.execute("SELECT vec_id FROM chunks")}
+    )
+    snap.close()
+
+    stats = index(sample_vault, index_dir)  # the next run completes and cleans up
+    assert stats.changed == 37 and not stats.up_to_date
+    names = sorted(p.name for p in index_dir.iterdir())
+    assert names == [".lock", "gen-000001", "gen-000002", MANIFEST]
+    assert json.loads((index_dir / MANIFEST).read_text())["generation"] == "gen-000002"
+    assert "Appended in a big edit." in load_index(index_dir).body("Places/Käsekeller")
+
+
+def test_token_counts_never_need_the_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+
+    def no_network(*args: object, **kwargs: object) -> None:
+        raise OSError("network disabled in this test")
+
+    monkeypatch.setattr(socket, "create_connection", no_network)
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+    get_tokenizer.cache_clear()
+    try:
+        assert get_tokenizer("cl100k_base").count("offline counting") == 2
+    finally:
+        get_tokenizer.cache_clear()
