@@ -1,0 +1,158 @@
+"""The real server: ``vault-graphrag serve`` in a subprocess, HTTP over a loopback port."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+
+from indexer import build_index
+from tests.conftest import ROOT, SAMPLE_VAULT, write
+from tests.fakes import HashEmbedder
+from tests.test_live import wait_until
+
+HUT = "Places/Huts/Shepherd's Hut"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def subprocess_env(real_model: bool = False) -> dict[str, str]:
+    """The subprocess gets the test suite's HashEmbedder unless the real model is wanted."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VAULTRAG_")}
+    env["PYTHONPATH"] = str(ROOT)
+    env["HF_HUB_OFFLINE"] = "1"
+    if not real_model:
+        env["VAULTRAG_TESTING"] = "1"
+        env["VAULTRAG_EMBEDDING__MODEL"] = "test/hash-embedder"
+    return env
+
+
+@contextmanager
+def serve(vault: Path, *args: str, real_model: bool = False, start_timeout: float = 30) -> Iterator[str]:
+    """``python -m graphrag serve VAULT --port P ARGS`` until the block ends; yields the base URL."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "graphrag", "serve", str(vault), "--port", str(port), *args],
+        cwd=ROOT,
+        env=subprocess_env(real_model),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + start_timeout
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"server exited with {proc.returncode}: {proc.stdout.read() if proc.stdout else ''}")
+            try:
+                if httpx.get(base + "/health", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"server did not answer /health within {start_timeout} s")
+            time.sleep(0.1)
+        yield base
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+
+@pytest.fixture
+def indexed_vault(tmp_path: Path) -> Path:
+    vault = tmp_path / "vault"
+    shutil.copytree(SAMPLE_VAULT, vault)
+    build_index(vault, embedder=HashEmbedder())
+    return vault
+
+
+def test_real_server_answers_over_loopback(indexed_vault: Path) -> None:
+    with serve(indexed_vault, "--no-watch") as base, httpx.Client(base_url=base, timeout=10) as http:
+        assert http.get("/health").json()["status"] == "ok"
+        status = http.get("/status").json()
+        assert status["counts"]["notes"] == 37 and status["watching"] is False
+        r = http.post("/focus", json={"note": "Shepherd's Hut", "budget": 500, "seed": 1})
+        assert r.status_code == 200
+        assert r.json()["focusNote"]["uri"] == HUT
+        r = http.post("/focus", json={"note": "Nowhere Hut"})
+        assert r.status_code == 404 and r.json()["error"] == "note_not_found"
+        r = http.get("/status", headers={"Host": "rebound.example"})
+        assert r.status_code == 403 and r.json()["error"] == "host_not_allowed"
+        assert "server" not in r.headers  # no banner
+
+
+def test_real_server_with_token(indexed_vault: Path, tmp_path: Path) -> None:
+    token_file = tmp_path / "token"
+    token_file.write_text("correct horse\n", encoding="utf-8")
+    with serve(indexed_vault, "--no-watch", "--token-file", str(token_file)) as base:
+        assert httpx.get(base + "/health").status_code == 200
+        assert httpx.get(base + "/status").status_code == 401
+        wrong = httpx.get(base + "/status", headers={"Authorization": "Bearer correct horsf"})
+        assert wrong.status_code == 401
+        right = httpx.get(base + "/status", headers={"Authorization": "Bearer correct horse"})
+        assert right.status_code == 200
+
+
+def test_edit_while_serving_shows_up_in_focus(indexed_vault: Path) -> None:
+    with serve(indexed_vault, "--watch") as base, httpx.Client(base_url=base, timeout=10) as http:
+        assert http.get("/status").json()["watching"] is True
+        write(indexed_vault, "Places/Huts/Shepherd's Hut.md", "# Shepherd's Hut\n\nThe roof leaks again.\n")
+        written = time.monotonic()
+
+        def visible() -> bool:
+            """the edit is in /focus"""
+            r = http.post("/focus", json={"note": HUT, "budget": 200})
+            return "roof leaks again" in r.json()["focusNote"]["details"]
+
+        wait_until(visible, timeout=10)
+        assert time.monotonic() - written < 5
+        write(indexed_vault, "Places/Huts/Summer Kitchen.md", "Next to [[Shepherd's Hut]].\n")
+        wait_until(lambda: http.post("/focus", json={"note": "Summer Kitchen"}).status_code == 200)
+
+
+def test_serve_refuses_lan_bind_without_token(indexed_vault: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "graphrag", "serve", str(indexed_vault), "--host", "0.0.0.0"],
+        cwd=ROOT,
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode != 0
+    assert "refusing to listen on 0.0.0.0" in proc.stderr
+
+
+@pytest.mark.slow
+def test_real_model_through_the_real_server(tmp_path: Path) -> None:
+    """MiniLM + FAISS + uvicorn on loopback: the server indexes the vault itself, then answers."""
+    vault = tmp_path / "vault"
+    shutil.copytree(SAMPLE_VAULT, vault)
+    with (
+        serve(vault, "--no-watch", real_model=True, start_timeout=300) as base,
+        httpx.Client(base_url=base, timeout=120) as http,
+    ):
+        status = http.get("/status").json()
+        assert status["model"] == "sentence-transformers/all-MiniLM-L6-v2"
+        assert status["counts"]["notes"] == 37
+        r = http.post("/focus", json={"note": "Shepherd's Hut", "budget": 600, "seed": 1})
+        assert r.status_code == 200 and r.json()["focusNote"]["uri"] == HUT
