@@ -81,7 +81,7 @@ class Link:
     subpath: str = ""  # "#Heading" or "#^block"
     display: str = ""
     property: str | None = None  # front matter key or inline field name
-    line: int = 0
+    line: int = 0  # 0-based line in the file (front matter links: 0)
     markdown: bool = False  # written as a Markdown link (relative-path rules apply)
 
 
@@ -160,8 +160,13 @@ def parse_note(
     for raw in _string_list(meta.get("tags", meta.get("tag")), split_spaces=True):
         tags.update(expand_tag(raw))
     note.links.extend(_property_links(meta))
+    front_lines = text.count("\n", 0, len(text) - len(body))
     note.body = body = strip_comments(body)
+    first_body_link = len(note.links)
     scan_body(body, note, tags)
+    # Body link lines count from the body; report them as 0-based lines of the file.
+    for link in note.links[first_body_link:]:
+        link.line += front_lines
     note.tags = sorted(tags)
     return note
 

@@ -103,9 +103,16 @@ def test_inline_fields_make_property_links() -> None:
     ]
 
 
-def test_link_lines_are_body_lines() -> None:
-    note = parse("---\ntitle: x\n---\nfirst line\n\n[[On Line Two]]\n\n| a |\n|---|\n| [[Row]] |\n")
-    assert [(lk.target, lk.line) for lk in note.links] == [("On Line Two", 2), ("Row", 6)]
+def test_link_lines_are_lines_of_the_file() -> None:
+    text = (
+        "---\ntitle: x\nup: '[[P]]'\n---\nfirst line %% a comment %%\n%%\nmore\n%%\n"
+        "[[On Line Eight]]\n\n| a |\n|---|\n| [[Row]] |\n"
+    )
+    note = parse(text)
+    lines = text.split("\n")
+    assert [(lk.target, lk.line) for lk in note.links] == [("P", 0), ("On Line Eight", 8), ("Row", 12)]
+    assert "[[Row]]" in lines[12]
+    assert [(lk.target, lk.line) for lk in parse("[[A]]\n\n[[B]]").links] == [("A", 0), ("B", 2)]
 
 
 def test_escaped_pipe_inside_a_table_wikilink() -> None:
