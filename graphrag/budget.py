@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Generic, Protocol, TypeVar
 
-from .model import RelatedNote, SkippedNote
+from .model import SkippedNote
 
 ELLIPSIS = "…"
 
@@ -43,39 +43,52 @@ def estimate(truncated_details: str, tokenizer: TokenCounter) -> int:
     return tokenizer.count(truncated_details) + NOTE_OVERHEAD_TOKENS
 
 
+class Item(Protocol):
+    @property
+    def uri(self) -> str: ...
+
+    @property
+    def title(self) -> str: ...
+
+
+ItemT = TypeVar("ItemT", bound=Item)
+
+
 @dataclass(frozen=True, slots=True)
-class Selection:
-    selected: tuple[RelatedNote, ...]
+class Selection(Generic[ItemT]):
+    selected: tuple[ItemT, ...]
     skipped: tuple[SkippedNote, ...]
     tokens_used: int
 
 
 def select(
-    ranked: Iterable[RelatedNote],
+    ranked: Iterable[ItemT],
     budget: int,
-    render: Callable[[RelatedNote], str],
-    tokenizer: TokenCounter,
-    report_all: bool = True,
-) -> Selection:
-    """Take notes in rank order while each one's rendered form fits what is left.
+    measure: Callable[[ItemT], int],
+    *,
+    at_least: Callable[[ItemT], int] | None = None,
+) -> Selection[ItemT]:
+    """Take items in rank order while each one's ``measure`` (the token count of
+    its rendered form) fits what is left.
 
-    A note too big for the rest is skipped and the next one tried, so one long
-    note does not hide several short ones behind it. ``ranked`` may be lazy:
-    without ``report_all`` it is not consumed past the point where nothing fits.
+    An item too big for the rest is skipped and the next one tried, so one long
+    note does not hide several short ones behind it. ``at_least`` is a cheap lower
+    bound on ``measure`` (e.g. the cached count of the note's details, which its
+    rendered form contains): items it already rules out are skipped unmeasured,
+    which is most of them once the budget is nearly spent. Unmeasured skips carry
+    no ``tokens``.
     """
     remaining = max(budget, 0)
-    selected: list[RelatedNote] = []
+    selected: list[ItemT] = []
     skipped: list[SkippedNote] = []
-    for note in ranked:
-        if remaining < MIN_NOTE_TOKENS:
-            if not report_all:
-                break
-            skipped.append(SkippedNote(note.uri, note.title, "budget"))
+    for item in ranked:
+        if remaining < MIN_NOTE_TOKENS or (at_least is not None and at_least(item) > remaining):
+            skipped.append(SkippedNote(item.uri, item.title, "budget"))
             continue
-        tokens = tokenizer.count(render(note))
+        tokens = measure(item)
         if tokens <= remaining:
-            selected.append(note)
+            selected.append(item)
             remaining -= tokens
         else:
-            skipped.append(SkippedNote(note.uri, note.title, "budget", tokens))
+            skipped.append(SkippedNote(item.uri, item.title, "budget", tokens))
     return Selection(tuple(selected), tuple(skipped), max(budget, 0) - remaining)

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Collection, Iterator
-from dataclasses import replace
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, replace
 
-from .budget import TokenCounter, estimate, select, truncate
+from .budget import NOTE_OVERHEAD_TOKENS, TokenCounter, select, truncate
 from .errors import NoteNotFoundError
 from .focus_settings import FocusSettings
 from .graph import VaultGraph
@@ -76,47 +76,83 @@ def focus(
         kind = graph.info(note).kind
         return kind == "note" or (kind == "folder" and settings.emit_virtual_notes)
 
+    detail_tokens: dict[str, int] = {}
+
+    def estimated(note: str) -> int:
+        detail_tokens[note] = tokenizer.count(truncated(note)[0])
+        return detail_tokens[note] + NOTE_OVERHEAD_TOKENS
+
+    def at_least(p: _Pending) -> int:
+        # A lower bound on the rendered size, without tokenizing when it can be
+        # avoided: the details' count if the traversal already took it, else their
+        # number of whitespace-separated words (cl100k never joins two of those
+        # into one token). The wrapping (uri, title, relation...) only adds to it.
+        known = detail_tokens.get(p.uri)
+        return known if known is not None else len(truncated(p.uri)[0].split())
+
     walk = traverse(
         graph,
         [uri],
         settings,
         rng,
         budget=budget,
-        estimate=lambda note: estimate(truncated(note)[0], tokenizer),
+        estimate=estimated,
         emittable=emittable,
         free=excluded.__contains__,
         selector=selector,
     )
     # Score in discovery order so the jitter draws do not depend on sorting.
     scored = [
-        (score(c.relation, c.depth, _created(graph, c.uri), now, settings, rng), c)
+        _Pending(
+            c.uri,
+            graph.info(c.uri).title,
+            c,
+            score(c.relation, c.depth, _created(graph, c.uri), now, settings, rng),
+        )
         for c in walk.candidates
         if emittable(c.uri)
     ]
-    scored.sort(key=lambda pair: -pair[0].total)
+    scored.sort(key=lambda p: -p.parts.total)
+    notes: dict[str, RelatedNote] = {}
 
-    def ranked() -> Iterator[RelatedNote]:
-        for parts, cand in scored:
-            text, cut = truncated(cand.uri)
-            note = related_note(graph, cand, text, cut)
+    def materialize(p: _Pending) -> RelatedNote:
+        if p.uri not in notes:
+            text, cut = truncated(p.uri)
+            note = related_note(graph, p.cand, text, cut)
             if explain:
-                note = replace(
-                    note, explain=_explain(parts, cand, path_text(focus_note.title, note))
-                )
-            yield note
+                path = path_text(focus_note.title, note)
+                note = replace(note, explain=_explain(p.parts, p.cand, path))
+            notes[p.uri] = note
+        return notes[p.uri]
 
-    chosen = select(ranked(), budget, render, tokenizer, report_all=explain)
+    chosen = select(
+        scored,
+        budget,
+        lambda p: tokenizer.count(render(materialize(p))),
+        # With explain every size is measured, so the skipped list is exact.
+        at_least=None if explain else at_least,
+    )
     skipped = None
     if explain:
         capped = tuple(SkippedNote(c.uri, graph.info(c.uri).title, "cap") for c in walk.dropped)
         skipped = chosen.skipped + capped
     return GraphRAGResult(
         focus_note=focus_note,
-        related_notes=chosen.selected,
+        related_notes=tuple(materialize(p) for p in chosen.selected),
         tokens_used=chosen.tokens_used,
         budget=budget,
         skipped=skipped,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _Pending:
+    """A scored candidate, turned into a ``RelatedNote`` only when it is measured."""
+
+    uri: str
+    title: str
+    cand: Candidate
+    parts: ScoreParts
 
 
 def _ut(graph: VaultGraph, uri: str) -> UriAndTitle:
@@ -134,6 +170,12 @@ def build_focus_note(graph: VaultGraph, uri: str) -> FocusNote:
     info = graph.info(uri)
     parent = graph.parent(uri)
     siblings = graph.children(parent) if parent is not None else ()
+    nodes = graph.nodes
+
+    def listed(uris: Sequence[str]) -> tuple[UriAndTitle, ...]:
+        # A hub can have thousands of backlinks: no per-item helper call here.
+        return tuple(UriAndTitle(u, nodes[u].title) for u in uris)
+
     at = siblings.index(uri) if uri in siblings else len(siblings)
     links = []
     for link in graph.outlinks(uri):
@@ -153,11 +195,11 @@ def build_focus_note(graph: VaultGraph, uri: str) -> FocusNote:
         details=graph.details(uri),
         created_at=info.created or None,
         parent=_ut(graph, parent) if parent is not None else None,
-        contextual_path=tuple(_ut(graph, u) for u in graph.contextual_path(uri)),
-        children=tuple(_ut(graph, u) for u in graph.children(uri)),
-        prior_siblings=tuple(_ut(graph, u) for u in siblings[:at]),
-        younger_siblings=tuple(_ut(graph, u) for u in siblings[at + 1 :]),
-        inbound_references=tuple(_ut(graph, u) for u in graph.backlinks(uri)),
+        contextual_path=listed(graph.contextual_path(uri)),
+        children=listed(graph.children(uri)),
+        prior_siblings=listed(siblings[:at]),
+        younger_siblings=listed(siblings[at + 1 :]),
+        inbound_references=listed(graph.backlinks(uri)),
         outbound_links=tuple(links),
         tags=info.tags,
     )

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from .focus_settings import FocusSettings
 from .graph import VaultGraph
@@ -295,7 +295,10 @@ class _Walk:
             new = [c for c in new if c.uri not in cut]
         admitted = []
         for cand in new:
-            cand = replace(cand, seq=len(self.pool))
+            c = cand  # positional: dataclasses.replace is slow in this loop
+            cand = Candidate(
+                c.uri, c.depth, c.hops, c.via, c.origin, c.relation, len(self.pool), c.predicate
+            )
             self.pool[cand.uri] = cand
             admitted.append(cand)
             if self.emittable(cand.uri):
