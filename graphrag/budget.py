@@ -64,28 +64,36 @@ class Selection(Generic[ItemT]):
 def select(
     ranked: Iterable[ItemT],
     budget: int,
-    measure: Callable[[ItemT], int],
+    render: Callable[[ItemT], str],
+    tokenizer: TokenCounter,
+    report_all: bool = True,
     *,
     at_least: Callable[[ItemT], int] | None = None,
 ) -> Selection[ItemT]:
-    """Take items in rank order while each one's ``measure`` (the token count of
-    its rendered form) fits what is left.
+    """Take items in rank order while each one's rendered form fits what is left.
 
-    An item too big for the rest is skipped and the next one tried, so one long
-    note does not hide several short ones behind it. ``at_least`` is a cheap lower
-    bound on ``measure`` (e.g. the cached count of the note's details, which its
-    rendered form contains): items it already rules out are skipped unmeasured,
-    which is most of them once the budget is nearly spent. Unmeasured skips carry
-    no ``tokens``.
+    The cost of an item is ``tokenizer.count(render(item))``. An item too big for
+    the rest is skipped and the next one tried, so one long note does not hide
+    several short ones behind it. ``at_least`` is a cheap lower bound on that cost
+    (e.g. the note's details alone, which its rendered form contains): items it
+    already rules out are skipped unrendered, which is most of them once the
+    budget is nearly spent; such skips carry no ``tokens``. ``ranked`` may be
+    lazy: without ``report_all`` it is not consumed past the point where nothing
+    more can fit.
     """
     remaining = max(budget, 0)
     selected: list[ItemT] = []
     skipped: list[SkippedNote] = []
     for item in ranked:
-        if remaining < MIN_NOTE_TOKENS or (at_least is not None and at_least(item) > remaining):
+        if remaining < MIN_NOTE_TOKENS:
+            if not report_all:
+                break
             skipped.append(SkippedNote(item.uri, item.title, "budget"))
             continue
-        tokens = measure(item)
+        if at_least is not None and at_least(item) > remaining:
+            skipped.append(SkippedNote(item.uri, item.title, "budget"))
+            continue
+        tokens = tokenizer.count(render(item))
         if tokens <= remaining:
             selected.append(item)
             remaining -= tokens

@@ -128,7 +128,8 @@ def focus(
     chosen = select(
         scored,
         budget,
-        lambda p: tokenizer.count(render(materialize(p))),
+        lambda p: render(materialize(p)),
+        tokenizer,
         # With explain every size is measured, so the skipped list is exact.
         at_least=None if explain else at_least,
     )

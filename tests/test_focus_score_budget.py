@@ -73,7 +73,7 @@ def test_a_note_too_big_is_skipped_and_the_next_tried():
     notes = [_note("a", 10), _note("huge", 500), _note("b", 10)]
     cost = {n.uri: TOK.count(note_json(n)) for n in notes}
     budget = cost["a"] + cost["b"]
-    chosen = select(notes, budget, lambda n: TOK.count(note_json(n)))
+    chosen = select(notes, budget, note_json, TOK)
     assert [n.uri for n in chosen.selected] == ["a", "b"]
     assert chosen.tokens_used == budget
     (skipped,) = chosen.skipped
@@ -84,18 +84,18 @@ def test_a_lower_bound_skips_notes_without_measuring_them():
     notes = [_note("a", 10), _note("huge", 500), _note("b", 10)]
     measured = []
 
-    def measure(note):
+    def render(note):
         measured.append(note.uri)
-        return TOK.count(note_json(note))
+        return note_json(note)
 
-    chosen = select(notes, 100, measure, at_least=lambda n: TOK.count(n.details))
+    chosen = select(notes, 100, render, TOK, at_least=lambda n: TOK.count(n.details))
     assert [n.uri for n in chosen.selected] == ["a", "b"]
     assert measured == ["a", "b"]
     assert chosen.skipped[0].tokens is None  # not measured
 
 
 def test_budget_zero_selects_nothing():
-    chosen = select([_note("a", 1)], 0, lambda n: TOK.count(note_json(n)))
+    chosen = select([_note("a", 1)], 0, note_json, TOK)
     assert chosen.selected == () and chosen.tokens_used == 0
 
 
