@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import os
 import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from indexer.embed import Embedder, SentenceTransformerEmbedder
 from indexer.store import MANIFEST, read_manifest
 from indexer.tokens import Tokenizer, get_tokenizer
 
+from .answer import Answer
 from .config import Settings, load_settings
 from .errors import AmbiguousNoteError, InvalidRequestError, NoteNotFoundError, VaultError
 from .graph import VaultGraph
@@ -232,3 +234,47 @@ class VaultRAG:
         if self.vault is None:
             raise VaultError(str(self.index_dir), "this index does not know its vault")
         return diagnose(self.vault, self.settings.index_config)
+
+    # -- answers with a language model (graphrag/answer.py) ----------------------------
+    def ask(
+        self,
+        question: str,
+        model: Any = None,
+        budget: int | None = None,
+        *,
+        seed: int | None = None,
+        system: str | None = None,
+        options: Mapping[str, Any] | None = None,
+        on_chunk: Callable[[str], None] | None = None,
+        dry_run: bool = False,
+    ) -> Answer:
+        """Answer ``question`` from the vault with a language model.
+
+        Builds the query-mode context, sends one prompt (system prompt, context,
+        question) and returns the answer with the sources and the context used.
+        Nothing is sent unless a model is named here or in ``[llm] model``.
+
+        Args:
+            question: free text.
+            model: an ``llm`` model id or alias, or an ``llm`` model object;
+                default ``[llm] model``. ``llm``'s own default model is never used.
+            budget: tokens for the context; default ``[query] default_budget``.
+            seed: makes the retrieval reproducible.
+            system: replaces the built-in system prompt.
+            options: model options (``temperature``...), over ``[llm] options``.
+            on_chunk: called with each piece of the answer as it streams in.
+            dry_run: build the prompt, send nothing (the answer text is empty).
+        """
+        from .answer import ask
+
+        return ask(
+            self,
+            question,
+            model=model,
+            budget=budget,
+            seed=seed,
+            system=system,
+            options=options,
+            on_chunk=on_chunk,
+            dry_run=dry_run,
+        )

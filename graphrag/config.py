@@ -21,9 +21,12 @@ from indexer.config import EmbeddingSettings, IndexConfig, IndexSettings
 
 from .errors import ConfigError
 from .focus_settings import FocusSettings
+from .llm_settings import LLMSettings
 from .server_settings import ServerSettings
 
 ENV_PREFIX = "VAULTRAG_"
+# A table whose keys are free, passed through as given (e.g. [llm] options).
+OPEN_TABLE = "dict[str, typing.Any]"
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,7 @@ class Settings:
     embedding: EmbeddingSettings = field(default_factory=EmbeddingSettings)
     focus: FocusSettings = field(default_factory=FocusSettings)
     server: ServerSettings = field(default_factory=ServerSettings)
+    llm: LLMSettings = field(default_factory=LLMSettings)
 
     @property
     def index_config(self) -> IndexConfig:
@@ -85,7 +89,7 @@ def _apply_section(current: Any, section: str, values: Mapping[str, Any], source
             )
         coerced = _coerce(value, hints[key], f"{section}.{key}", source)
         previous = getattr(current, key)
-        if isinstance(previous, dict):
+        if isinstance(previous, dict) and str(hints[key]) != OPEN_TABLE:
             unknown = sorted(set(coerced) - set(previous))
             if unknown:
                 raise ConfigError(
@@ -129,6 +133,12 @@ def _coerce(value: Any, hint: Any, name: str, source: str) -> Any:
                 raise ValueError(value)
             inner = float if "float" in text else str
             return tuple(inner(v) if inner is float else str(v).strip() for v in value)
+        if text == OPEN_TABLE:
+            if isinstance(value, str):
+                value = json.loads(value)
+            if not isinstance(value, Mapping):
+                raise ValueError(value)
+            return {str(k): v for k, v in value.items()}
         if text.startswith("dict"):
             if isinstance(value, str):
                 value = json.loads(value)
