@@ -98,8 +98,8 @@ def chunk_note(
         )
     if not chunks and title:
         # An empty note is still findable by its title.
-        embed_text = _prefix(title, "")
-        chunks.append(Chunk(0, "", "", 0, 0, tokenizer.count(embed_text), embed_text.strip()))
+        embed_text = _prefix(title, "").strip()
+        chunks.append(Chunk(0, "", "", 0, 0, tokenizer.count(embed_text), embed_text))
     return chunks
 
 

@@ -139,6 +139,7 @@ def test_empty_note_is_one_title_chunk() -> None:
     _, chunks = chunks_of("", path="Dairy/Smoked Ziger.md")
     assert len(chunks) == 1
     assert chunks[0].embed_text == "Smoked Ziger" and chunks[0].text == ""
+    assert chunks[0].tokens == TOK.count("Smoked Ziger")
 
 
 def test_vector_id_comes_from_the_embedded_text() -> None:

@@ -25,6 +25,7 @@ from indexer import (
 )
 from indexer.chunk import _prefix
 from indexer.store import MANIFEST, SCHEMA_VERSION
+from indexer.tokens import get_tokenizer
 from tests.fakes import HashEmbedder
 
 
@@ -119,6 +120,20 @@ def test_vector_ids_match_chunk_rows(indexed: tuple[Path, Path]) -> None:
             text = (_prefix(titles[uri], chunk.heading_path) + chunk.text).strip()
             expected = embedder.embed([text])[0]
             assert np.allclose(snapshot.vectors.get([chunk.vec_id])[0], expected, atol=1e-6)
+
+
+def test_stored_chunks_fit_the_limit_and_carry_title_and_headings(indexed: tuple[Path, Path]) -> None:
+    _, index_dir = indexed
+    snapshot = load_index(index_dir)
+    tokenizer = get_tokenizer("cl100k_base")
+    titles = dict(snapshot.db.execute("SELECT uri, title FROM notes").fetchall())
+    rows = snapshot.db.execute("SELECT uri, heading_path, text, tokens FROM chunks").fetchall()
+    assert len(rows) == 77
+    for uri, heading_path, text, tokens in rows:
+        embedded = (_prefix(titles[uri], heading_path) + text).strip()
+        assert tokens == tokenizer.count(embedded) <= 256
+    paths = {hp for uri, hp, _, _ in rows if uri == "Places/Käsekeller"}
+    assert {"Käsekeller > Climate", "Käsekeller > History"} <= paths
 
 
 def test_vector_search_finds_the_chunk_it_was_given(indexed: tuple[Path, Path]) -> None:
