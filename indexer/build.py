@@ -245,6 +245,10 @@ def _build_locked(
     reembed_all = reparse_all and (previous is None or previous.get("model") != embedder.name or full)
 
     scan = scan_vault(vault, settings.exclude)
+    if out_dir.is_relative_to(vault):  # an index kept inside the vault is not part of it
+        own = out_dir.relative_to(vault).as_posix() + "/"
+        scan.notes = [e for e in scan.notes if not e.path.startswith(own)]
+        scan.attachments = [e for e in scan.attachments if not e.path.startswith(own)]
     stats.warnings.extend(scan.warnings)
     current = {e.path: e for e in scan.notes}
     attachments = sorted(a.path for a in scan.attachments)

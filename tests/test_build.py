@@ -255,3 +255,14 @@ def test_stats_add_up_after_an_incremental_run(indexed: Path, index_dir: Path) -
     assert stats.chunks_embedded + stats.chunks_reused == stats.chunks
     assert stats.notes == 37
     assert stats.unchanged + stats.changed + stats.added == stats.notes
+
+
+def test_an_index_inside_the_vault_does_not_index_itself(sample_vault: Path) -> None:
+    index_dir = sample_vault / "Index Data"  # no dot: the scan would see it
+    reindex(sample_vault, index_dir)
+    stats, embedder = reindex(sample_vault, index_dir)
+    assert stats.up_to_date and embedder.texts == []
+    snap = load_index(index_dir)
+    assert snap.manifest["generation"] == "gen-000001"
+    files = [r[0] for r in snap.db.execute("SELECT path FROM files")]
+    assert not any(p.startswith("Index Data/") for p in files)
