@@ -210,7 +210,11 @@ def related_note(graph: VaultGraph, cand: Candidate, details: str, truncated: bo
     info = graph.info(cand.uri)
     parent = graph.parent(cand.uri)
     last = cand.hops[-1] if cand.hops else None
-    other_end = _ut(graph, cand.previous)
+    # The far end of the last link, unless it is the source itself with no predicate:
+    # then ``relationToFocusNote`` already says it all and the tokens are better spent.
+    other_end = None
+    if last in (OBJECT, INBOUND) and (cand.previous != cand.origin or cand.predicate):
+        other_end = _ut(graph, cand.previous)
     return RelatedNote(
         uri=cand.uri,
         title=info.title,

@@ -165,7 +165,8 @@ class RelatedNote:
     note: reached by following a link (last hop ``object``) -> ``subject`` is the
     linking note; reached as a note that links (last hop ``inbound``) -> ``object``
     is the linked note. ``predicate`` is the property name when that link came
-    from a property (``author: "[[Ann]]"``). ``via`` and ``hops`` are the discovery
+    from a property (``author: "[[Ann]]"``). The far end is left out when it is
+    the focus and there is no predicate (plain ``Object`` / ``InboundReference``). ``via`` and ``hops`` are the discovery
     path, kept for the prompt's relation sentence and ``explain``; not in the JSON.
     """
 

@@ -9,6 +9,7 @@ import pytest
 from graphrag.focus_settings import FocusSettings
 from graphrag.model import Relation
 from graphrag.relations import TABLE, classify, rank
+from graphrag.selectors import RankedSelector
 from graphrag.traverse import traverse
 from tests.graph_builders import Vault
 
@@ -125,3 +126,22 @@ def test_path_is_fixed_at_its_first_discovery():
     result = traverse(v.build(), ["G/P/F"], FocusSettings(), random.Random(0))
     u = next(c for c in result.candidates if c.uri == "G/U")
     assert (u.relation, u.depth, u.hops) == (Relation.RemotelyRelated, 2, ("object", "object"))
+
+
+def test_shorter_path_wins_over_higher_priority_at_the_same_depth():
+    # At depth 3, X is both a third-round backlink of R (inbound, inbound: 2 hops,
+    # remote) and a sibling of F's parent (parent, parent, child: 3 hops). The
+    # ranking selector holds X back until depth 3 so both paths meet there.
+    v = Vault().note("G").note("G/P", parent="G", order=1).note("G/X", parent="G", order=2)
+    v.note("G/P/F", parent="G/P").note("R", links=["G/P/F"]).link("G/X", "R")
+    for i in range(3):
+        v.note(f"Other{i}", links=["R"])
+    result = traverse(
+        v.build(),
+        ["G/P/F"],
+        FocusSettings(),
+        random.Random(0),
+        selector=RankedSelector(lambda uri: -1.0 if uri == "G/X" else 0.0),
+    )
+    x = next(c for c in result.candidates if c.uri == "G/X")
+    assert (x.depth, x.hops, x.relation) == (3, ("inbound", "inbound"), Relation.RemotelyRelated)

@@ -124,7 +124,15 @@ def test_focus_with_referring_notes():
     refs = [n for n in result.related_notes if n.relation == Relation.InboundReference]
     assert len(refs) == 2  # capped at depth 1 ...
     assert len(result.focus_note.inbound_references) == 5  # ... but all are listed
-    assert refs[0].to_json()["objectUriAndTitle"] == {"uri": "F", "title": "F"}
+
+
+def test_referring_note_through_a_property_names_the_link():
+    g = Vault().note("F").note("Review", props={"reviews": "F"}).build()
+    (review,) = run(g, "F").related_notes
+    data = review.to_json()
+    assert data["relationToFocusNote"] == "InboundReference"
+    assert data["objectUriAndTitle"] == {"uri": "F", "title": "F"}
+    assert data["predicate"] == "reviews"
 
 
 def test_prioritizing_relationships_by_importance():
