@@ -98,3 +98,64 @@ class Vault:
             g.add_edge(source, target, type=etype, predicate=predicate)
         bodies = dict(self.bodies)
         return VaultGraph.from_networkx(g, text_source=lambda uri: bodies.get(uri, ""))
+
+
+def synthetic(notes: int, seed: int = 0) -> VaultGraph:
+    """A vault-shaped graph built directly (no networkx), for timing: folders of
+    skewed size, ~10 links a note to Zipf-distributed targets (hubs with thousands
+    of backlinks), bodies of a few hundred to a few thousand characters."""
+    import itertools
+    import random
+
+    from graphrag.graph import NodeInfo, OutLink
+
+    rng = random.Random(seed)
+    words = [
+        "alpha",
+        "beta",
+        "gamma",
+        "delta",
+        "epsilon",
+        "zeta",
+        "theta",
+        "kappa",
+        "lambda",
+        "sigma",
+        "omega",
+    ]
+    nodes: dict[str, NodeInfo] = {}
+    parents: dict[str, str] = {}
+    children: dict[str, tuple[str, ...]] = {}
+    bodies: dict[str, str] = {}
+    uris: list[str] = []
+    while len(uris) < notes:
+        folder = f"F{len(children)}"
+        nodes[folder] = NodeInfo(folder, folder, "folder")
+        size = min(notes - len(uris), int(rng.paretovariate(1.2) * 5))
+        kids = [f"{folder}/N{len(uris) + j}" for j in range(size)]
+        for uri in kids:
+            nodes[uri] = NodeInfo(
+                uri, uri.rsplit("/", 1)[1], "note", created=NOW - rng.random() * 3e7
+            )
+            parents[uri] = folder
+            bodies[uri] = " ".join(rng.choices(words, k=int(rng.lognormvariate(5.5, 0.8))))
+        children[folder] = tuple(kids)
+        uris.extend(kids)
+    order = uris[:]
+    rng.shuffle(order)
+    cum = list(itertools.accumulate(1 / (k + 1) for k in range(len(order))))
+    out: dict[str, tuple[OutLink, ...]] = {}
+    back: dict[str, set[str]] = {}
+    for uri in uris:
+        targets = dict.fromkeys(t for t in rng.choices(order, cum_weights=cum, k=10) if t != uri)
+        out[uri] = tuple(OutLink(t, "wikilink") for t in targets)
+        for t in targets:
+            back.setdefault(t, set()).add(uri)
+    return VaultGraph(
+        nodes=nodes,
+        parents=parents,
+        children_of=children,
+        outlinks_of=out,
+        backlinks_of={t: tuple(sorted(s)) for t, s in back.items()},
+        text_source=bodies.__getitem__,
+    )

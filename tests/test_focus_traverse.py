@@ -274,3 +274,26 @@ def test_hub_backlinks_are_sampled_not_scanned():
         for s in range(5)
     }
     assert len(other) > 1
+
+
+@pytest.mark.slow
+def test_focus_is_fast_on_a_10k_note_vault():
+    import statistics
+    import time
+
+    from graphrag.focus import focus
+    from indexer.tokens import get_tokenizer
+    from tests.graph_builders import NOW, synthetic
+
+    g = synthetic(10_000)
+    tok = get_tokenizer()
+    notes = [n.uri for n in g.notes()]
+    rng = random.Random(0)
+    times = []
+    for seed in range(100):
+        uri = rng.choice(notes)
+        start = time.process_time()
+        focus(g, uri, 2000, FocusSettings(), tok, seed=seed, now=NOW)
+        times.append(time.process_time() - start)
+    # target 5 ms; the margin absorbs slow CI machines, not an uncapped expansion
+    assert statistics.median(times) < 0.015
