@@ -13,8 +13,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from indexer.errors import ConfigError
-
+from .errors import ConfigError
 from .model import FocusNote, GraphRAGResult, OutboundLink, RelatedNote, Relation, UriAndTitle
 
 FORMATS = ("json", "prompt")
