@@ -5,10 +5,11 @@ from __future__ import annotations
 import difflib
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from indexer import IndexSnapshot, IndexStats, build_index, load_index
 from indexer.build import default_index_dir
@@ -20,7 +21,20 @@ from indexer.tokens import Tokenizer, get_tokenizer
 from .answer import Answer
 from .config import Settings, load_settings
 from .errors import AmbiguousNoteError, InvalidRequestError, NoteNotFoundError, VaultError
+from .filters import Filters
 from .graph import VaultGraph
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .query_model import (
+        GraphSearchResult,
+        Neighbour,
+        NoteRecord,
+        QueryResult,
+        SearchResult,
+    )
+    from .search import Scope
 
 
 @dataclass(frozen=True)
@@ -53,6 +67,7 @@ class VaultRAG:
         self.tokenizer = tokenizer or get_tokenizer(settings.index.tokenizer)
         self._snapshot: Snapshot | None = None
         self._swap = threading.Lock()
+        self._query_vectors: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
 
     # -- opening and indexing -----------------------------------------------------------
     @classmethod
@@ -218,6 +233,168 @@ class VaultRAG:
             exclude=tuple(exclude),
         )
 
+    # -- query mode and searches (graphrag/query.py, search.py, hubs.py) ----------------
+    def embed_query(self, text: str) -> np.ndarray:
+        """The question's normalised vector, from the configured (lazily loaded) model.
+
+        The last few questions are cached: an evaluation asks each one at several budgets.
+        """
+        import numpy as np
+
+        key = (getattr(self.embedder, "name", ""), text)
+        cache = self._query_vectors
+        with self._swap:
+            if key in cache:
+                cache.move_to_end(key)
+                return cache[key]
+        vec = np.asarray(self.embedder.embed([text]), dtype=np.float32).reshape(-1)
+        with self._swap:
+            cache[key] = vec
+            while len(cache) > 64:
+                cache.popitem(last=False)
+        return vec
+
+    def _search_scope(self, filters: Filters | Mapping[str, Any] | None = None) -> Scope:
+        from .corpus import corpus_for
+        from .search import Scope
+
+        snapshot = self.snapshot  # once: an index update mid-call must not mix generations
+        corpus = corpus_for(snapshot)
+        chosen = filters if isinstance(filters, Filters) else Filters.parse(**(filters or {}))
+        allowed = chosen.mask(corpus, snapshot.graph)
+        return Scope(snapshot.index, snapshot.graph, corpus, self.settings.query, allowed)
+
+    def _vector(self, scope: Scope, text: str) -> np.ndarray:
+        from .errors import IndexStaleError
+
+        vec = self.embed_query(text)
+        if len(scope.corpus.matrix) and vec.shape[0] != scope.corpus.dim:
+            model = scope.index.manifest.get("model")
+            raise IndexStaleError(
+                f"{self.index_dir}: the index holds {scope.corpus.dim}-dimension vectors "
+                f"({model}), the query model gives {vec.shape[0]}; re-index with --full"
+            )
+        return vec
+
+    def query(
+        self,
+        question: str,
+        budget: int | None = None,
+        *,
+        seed: int | None = None,
+        explain: bool = False,
+        filters: Filters | Mapping[str, Any] | None = None,
+        output: str = "json",
+        now: float | None = None,
+    ) -> QueryResult:
+        """The notes that best answer ``question`` and how they relate, under a budget.
+
+        Args:
+            question: free text; ``#tags`` in it select notes by tag.
+            budget: tokens for everything returned, entry notes included.
+            seed: makes the result reproducible; None varies between runs.
+            explain: add score parts, paths and the notes left out.
+            filters: a ``Filters`` or its ``Filters.parse`` keywords
+                (``folder``, ``tag``, ``prop``, ``created``, ``modified``).
+            output: ``json`` or ``prompt``: which rendered form the budget counts.
+            now: epoch seconds used for recency (tests pass a fixed time).
+        """
+        from .entry import parse_query
+        from .query import run_query
+
+        parsed = parse_query(_question(question))
+        budget = self.settings.query.default_budget if budget is None else budget
+        if budget < 0:
+            raise InvalidRequestError("budget", f"must be >= 0, got {budget}")
+        scope = self._search_scope()
+        chosen = filters if isinstance(filters, Filters) else Filters.parse(**(filters or {}))
+        return run_query(
+            scope.index,
+            scope.graph,
+            scope.corpus,
+            parsed,
+            self._vector(scope, parsed.search_text or parsed.text),
+            budget,
+            self.settings.query,
+            self.settings.focus,
+            self.tokenizer,
+            seed=seed,
+            explain=explain,
+            filters=chosen,
+            output=output,
+            now=now,
+        )
+
+    def semantic_search(
+        self, query: str, top_k: int | None = None, filters: Any = None
+    ) -> SearchResult:
+        """Notes ranked by their best chunk's cosine similarity to ``query``."""
+        from .search import semantic_search
+
+        scope = self._search_scope(filters)
+        text = _question(query)
+        return semantic_search(scope, text, self._vector(scope, text), self._top_k(top_k))
+
+    def lexical_search(
+        self, query: str, top_k: int | None = None, filters: Any = None
+    ) -> SearchResult:
+        """Notes ranked by BM25 over title, aliases and text (stemmed); no model needed."""
+        from .search import lexical_search
+
+        return lexical_search(self._search_scope(filters), _question(query), self._top_k(top_k))
+
+    def hybrid_search(
+        self, query: str, top_k: int | None = None, filters: Any = None
+    ) -> SearchResult:
+        """Vector, lexical and graph rankings fused by reciprocal rank fusion."""
+        from .search import hybrid_search
+
+        scope = self._search_scope(filters)
+        text = _question(query)
+        return hybrid_search(scope, text, self._vector(scope, text), self._top_k(top_k))
+
+    def hierarchical_search(
+        self, query: str, top_k: int | None = None, filters: Any = None
+    ) -> SearchResult:
+        """Find the relevant folders, tags and hub notes first, then search under them."""
+        from .hubs import hierarchical_search
+
+        scope = self._search_scope(filters)
+        text = _question(query)
+        return hierarchical_search(scope, text, self._vector(scope, text), self._top_k(top_k))
+
+    def graph_search(
+        self, query: str, top_k: int | None = None, hops: int = 1, filters: Any = None
+    ) -> GraphSearchResult:
+        """``top_k`` vector anchors and what ``hops`` steps reach: ``{focus, parents, children}``."""
+        from .search import graph_search
+
+        if hops < 0:
+            raise InvalidRequestError("hops", f"must be >= 0, got {hops}")
+        scope = self._search_scope(filters)
+        text = _question(query)
+        return graph_search(scope, text, self._vector(scope, text), self._top_k(top_k), hops)
+
+    def get_note(self, note: str) -> NoteRecord:
+        """One note (uri, path, title or alias): metadata, properties, neighbours, text."""
+        from .lookup import note_record
+
+        snapshot = self.snapshot
+        return note_record(snapshot.index, snapshot.graph, self.resolve_note(note, snapshot.graph))
+
+    def neighbors(self, note: str, direction: str = "both") -> list[Neighbour]:
+        """A note's parent and link targets (``out``), children and backlinks (``in``), or both."""
+        from .lookup import neighbour_list
+
+        graph = self.graph
+        return neighbour_list(graph, self.resolve_note(note, graph), direction)
+
+    def _top_k(self, top_k: int | None) -> int:
+        k = self.settings.query.default_top_k if top_k is None else top_k
+        if k < 1:
+            raise InvalidRequestError("top_k", f"must be >= 1, got {k}")
+        return k
+
     # -- health -------------------------------------------------------------------------
     def status(self) -> dict[str, Any]:
         index = self.snapshot.index
@@ -278,3 +455,9 @@ class VaultRAG:
             on_chunk=on_chunk,
             dry_run=dry_run,
         )
+
+
+def _question(text: str) -> str:
+    if not text or not text.strip():
+        raise InvalidRequestError("query", "the question is empty: ask something")
+    return text.strip()

@@ -22,6 +22,7 @@ from indexer.config import EmbeddingSettings, IndexConfig, IndexSettings
 from .errors import ConfigError
 from .focus_settings import FocusSettings
 from .llm_settings import LLMSettings
+from .query_settings import QuerySettings
 from .server_settings import ServerSettings
 
 ENV_PREFIX = "VAULTRAG_"
@@ -34,6 +35,7 @@ class Settings:
     index: IndexSettings = field(default_factory=IndexSettings)
     embedding: EmbeddingSettings = field(default_factory=EmbeddingSettings)
     focus: FocusSettings = field(default_factory=FocusSettings)
+    query: QuerySettings = field(default_factory=QuerySettings)
     server: ServerSettings = field(default_factory=ServerSettings)
     llm: LLMSettings = field(default_factory=LLMSettings)
 

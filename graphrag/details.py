@@ -1,0 +1,73 @@
+"""Query-aware details: a long note shows the chunks that answer the question.
+
+Focus mode cuts a related note after its first ``truncate_length`` characters.
+With a question in hand the best-matching chunks are a better use of the same
+room: take chunks by similarity while they fit, then print them in document
+order, each under its heading path, with an ellipsis where text was left out.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from indexer.load import ChunkRow, IndexSnapshot
+
+from .budget import ELLIPSIS, truncate
+from .corpus import Corpus
+
+GAP = f"\n\n{ELLIPSIS}\n\n"
+
+
+def section_text(chunk: ChunkRow) -> str:
+    """The chunk under its full heading path (its own heading line replaced by the path)."""
+    text = chunk.text.strip()
+    if not chunk.heading_path:
+        return text
+    first, _, rest = text.partition("\n")
+    if first.lstrip().startswith("#"):
+        text = rest.strip()
+    return f"## {chunk.heading_path}\n{text}" if text else f"## {chunk.heading_path}"
+
+
+def query_details(
+    index: IndexSnapshot,
+    corpus: Corpus,
+    uri: str,
+    chunk_scores: np.ndarray,
+    limit: int,
+) -> tuple[str, bool]:
+    """``(details, truncated)``: the whole body when it fits in ``limit`` characters,
+    else its best chunks for the question."""
+    body = index.body(uri)
+    if len(body) <= limit:
+        return body, False
+    i = corpus.index_of.get(uri)
+    chunks = index.chunks_of(uri)
+    if i is None or not chunks:
+        return truncate(body, limit)
+    lo, hi = corpus.chunk_rows(i)
+    if hi - lo != len(chunks):  # the arrays and the store disagree: play safe
+        return truncate(body, limit)
+    scores = chunk_scores[lo:hi]
+    texts = [section_text(c) for c in chunks]
+    order = sorted(range(len(chunks)), key=lambda j: (-float(scores[j]), j))
+    chosen: list[int] = []
+    used = 0
+    for j in order:
+        cost = len(texts[j]) + (len(GAP) if chosen else 0)
+        if used + cost <= limit:
+            chosen.append(j)
+            used += cost
+    if not chosen:
+        return truncate(texts[order[0]], limit)[0], True
+    chosen.sort()
+    parts = [texts[chosen[0]]]
+    for prev, j in zip(chosen, chosen[1:], strict=False):
+        # Adjacent chunks read on; a gap says text was left out.
+        parts.append(("\n\n" if j == prev + 1 else GAP) + texts[j])
+    text = "".join(parts)
+    if chosen[-1] != len(chunks) - 1:
+        text += GAP.rstrip()
+    if chosen[0] != 0:
+        text = GAP.lstrip() + text
+    return text, True

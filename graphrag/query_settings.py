@@ -1,0 +1,74 @@
+"""Query-mode and search constants (``[query]`` in configs/default.toml).
+
+Defaults follow the graph RAG strategy seed (../shared/seeds/obsidian-true-graph-rag-strategy.md,
+"Implementation Parameters") except where a measured fact says otherwise:
+
+* ``min_similarity`` is 0.3, not the seed's 0.5. all-MiniLM-L6-v2 gives
+  question -> answering-note cosines of 0.42-0.73 on sample_vault, while the
+  median note scores 0.13-0.27 for the same questions and off-topic questions
+  top out at 0.12-0.18. 0.5 would drop many notes a reader would call relevant;
+  0.3 sits above the vault's background level.
+* ``entry_min_similarity`` (0.25) is the floor under which a vector match alone
+  does not make an entry: it is what lets an off-topic question say "nothing
+  relevant" instead of inventing entries.
+* ``max_hops`` is the seed's ``max_hops`` (2) and means what focus mode's
+  ``max_depth`` means: BFS wavefronts from the entries, each entry at depth 0.
+  The per-depth caps and the global candidate cap come from ``[focus]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class QuerySettings:
+    # -- entry notes ---------------------------------------------------------------------
+    vector_entry_count: int = 3
+    tag_entry_enabled: bool = True
+    title_entry_enabled: bool = True
+    lexical_enabled: bool = True
+    stemmer_language: str = "english"
+    entry_weight_vector: float = 0.7
+    entry_weight_tags: float = 0.3
+    entry_weight_title: float = 0.3
+    entry_weight_lexical: float = 0.3
+    max_entries: int = 6
+    entry_min_similarity: float = 0.25
+    lexical_min_coverage: float = 0.5
+    title_min_chars: int = 4
+    # -- traversal -----------------------------------------------------------------------
+    max_hops: int = 2
+    max_documents: int = 15
+    tag_expansion_enabled: bool = True
+    tag_expansion_per_entry: int = 3
+    tag_expansion_max_tag_size: int = 500
+    path_expansion_enabled: bool = True
+    path_max_length: int = 3
+    path_max_degree: int = 100
+    shares_tag_weight: float = 5.0
+    on_path_weight: float = 10.0
+    # -- rerank --------------------------------------------------------------------------
+    min_similarity: float = 0.3
+    close_depth: int = 1
+    hybrid_enabled: bool = True
+    graph_weight: float = 0.6
+    vector_weight: float = 0.4
+    recency_bonus: float = 0.1
+    recency_half_days: float = 365.0
+    # -- output --------------------------------------------------------------------------
+    default_budget: int = 4000
+    entry_truncate_length: int = 4000
+    entry_budget_share: float = 0.5
+    entry_list_limit: int = 10
+    max_connections: int = 30
+    # -- searches ------------------------------------------------------------------------
+    default_top_k: int = 10
+    rrf_k: int = 60
+    rrf_depth: int = 50
+    hybrid_graph_seeds: int = 5
+    graph_max_neighbors: int = 50
+    hub_count: int = 3
+    hub_max_fraction: float = 0.2
+    hub_min_notes: int = 2
+    hub_min_links: int = 30
