@@ -48,8 +48,7 @@ what they do cover; never make up facts.
 2. Cite each note you use as an Obsidian link: its URI in double square brackets, \
 such as [[Projects/Alpha]], right after the statement it supports. Cite only URIs \
 that appear in the context.
-3. Use the relations and connections to combine facts from several notes. Be concise.
-"""
+3. Use the relations and connections to combine facts from several notes. Be concise."""
 
 FOCUS_SYSTEM = """\
 You answer questions about one note of the user's Obsidian vault and the notes around it.
@@ -67,8 +66,7 @@ up facts.
 2. Cite each note you use as an Obsidian link: its uri in double square brackets, such \
 as [[Projects/Alpha]], right after the statement it supports. Cite only uris that \
 appear in the context.
-3. Be concise.
-"""
+3. Be concise."""
 
 SUMMARY_SYSTEM = """\
 You summarise notes from the user's Obsidian vault.
@@ -83,8 +81,7 @@ vault. The task comes last.
 Rules:
 1. Use only what these notes say; never make up facts.
 2. Cite each note you use as an Obsidian link: its uri in double square brackets, such \
-as [[Projects/Alpha]]. Cite only uris that appear in the context.
-"""
+as [[Projects/Alpha]]. Cite only uris that appear in the context."""
 
 SUMMARY_TASK = (
     "Summarise the focus note {title} ([[{uri}]]) in one or two short paragraphs: what "
@@ -193,13 +190,15 @@ def ask_prompt(context: Context, question: str, system: str | None = None) -> Pr
         default, tail = QUERY_SYSTEM, f"QUESTION: {question.strip()}"
     else:
         default, tail = FOCUS_SYSTEM, f"# Question\n\n{question.strip()}"
-    return Prompt(system or default, f"{context.text.rstrip()}\n\n{tail}\n")
+    return Prompt((system or default).strip(), f"{context.text.rstrip()}\n\n{tail}\n")
 
 
 def summary_prompt(context: Context, system: str | None = None, task: str | None = None) -> Prompt:
     """System prompt, then the focus context, then the summary task."""
     text = (task or SUMMARY_TASK).replace("{title}", context.title).replace("{uri}", context.uri)
-    return Prompt(system or SUMMARY_SYSTEM, f"{context.text.rstrip()}\n\n# Task\n\n{text}\n")
+    return Prompt(
+        (system or SUMMARY_SYSTEM).strip(), f"{context.text.rstrip()}\n\n# Task\n\n{text}\n"
+    )
 
 
 def cited(text: str, uris: list[str]) -> list[str]:
@@ -267,7 +266,7 @@ def ask(
     chosen = None
     if not dry_run:
         chosen = resolve(llm_settings, model)  # before retrieval: fail fast, send nothing
-        opts = model_options(chosen, llm_settings.options, options)
+        opts = model_options(chosen, llm_settings, options)
     context = query_context(rag, question, budget=budget, seed=seed)
     prompt = ask_prompt(context, question, system or llm_settings.system_prompt("ask"))
     if chosen is None:
@@ -293,7 +292,7 @@ def summarise(
     """Focus-mode context for ``note`` and a summary that uses the related notes."""
     llm_settings = rag.settings.llm
     chosen = resolve(llm_settings, model)
-    opts = model_options(chosen, llm_settings.options, options)
+    opts = model_options(chosen, llm_settings, options)
     context = focus_context(rag, note, budget=budget, seed=seed)
     prompt = summary_prompt(
         context, system or llm_settings.system_prompt("summary"), llm_settings.summary_task

@@ -428,7 +428,7 @@ def run_batch(
     """
     out = Path(out)
     chosen = resolve(rag.settings.llm, model) if model is not None else None
-    opts = model_options(chosen, rag.settings.llm.options, options) if chosen else {}
+    opts = model_options(chosen, rag.settings.llm, options) if chosen else {}
     kind = "summary" if any(i.mode == "summarise" for i in items) else "ask"
     system = system or rag.settings.llm.system_prompt(kind)
     task = rag.settings.llm.summary_task or None

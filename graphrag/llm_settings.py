@@ -105,16 +105,21 @@ def get_model(name: str | None) -> llm.Model:
 
 
 def model_options(
-    model: llm.Model, *layers: Mapping[str, Any] | None
+    model: llm.Model, settings: LLMSettings, flags: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
-    """Merge option layers (config, then flags) and check them against the model's Options."""
-    merged: dict[str, Any] = {}
-    for layer in layers:
-        merged.update(layer or {})
-    known = sorted(getattr(model.Options, "model_fields", {}))
-    unknown = sorted(set(merged) - set(known))
+    """``[llm] options`` then ``flags``, checked against the model's Options.
+
+    ``[llm] options`` belong to ``[llm] model``: for another model (``-m``) those it
+    does not know are left out, while an unknown option given as a flag is an error.
+    """
+    known = set(getattr(model.Options, "model_fields", {}))
+    merged = dict(settings.options)
+    if not _is_configured(model, settings):
+        merged = {k: v for k, v in merged.items() if k in known}
+    merged.update(flags or {})
+    unknown = sorted(set(merged) - known)
     if unknown:
-        listed = ", ".join(known) if known else "none"
+        listed = ", ".join(sorted(known)) if known else "none"
         raise ModelCallError(
             model.model_id, f"unknown option {unknown[0]!r} (this model's options: {listed})"
         )
@@ -123,3 +128,13 @@ def model_options(
     except Exception as exc:  # pydantic's ValidationError; its text names the option
         raise ModelCallError(model.model_id, f"invalid options: {exc}") from exc
     return merged
+
+
+def _is_configured(model: llm.Model, settings: LLMSettings) -> bool:
+    name = settings.model.strip()
+    if not name or name == model.model_id:
+        return bool(name)
+    try:
+        return get_model(name).model_id == model.model_id  # an alias of the same model
+    except LLMError:
+        return False

@@ -1,0 +1,122 @@
+"""Language models for tests, registered with ``llm`` like a plugin's; no network.
+
+``llm-echo`` (a dev dependency) answers with the exact prompt and system prompt
+it received, as JSON. These add what it cannot show: a model that streams in
+several pieces and watches whether each arrived before the next was produced,
+one that records calls, and one whose provider fails.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import llm
+import pytest
+
+from graphrag import VaultRAG
+from tests.fakes import HashEmbedder
+
+ROOT = Path(__file__).resolve().parent.parent
+PLUGIN_NAME = "vault-graphrag-test-models"
+
+
+class Calls:
+    """Every prompt a test model received, from any thread."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.items: list[dict[str, Any]] = []
+
+    def add(self, model: str, prompt: Any) -> None:
+        with self.lock:
+            self.items.append({"model": model, "prompt": prompt.prompt, "system": prompt.system})
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+CALLS = Calls()
+# Called between the pieces "test-stream" yields; tests set it to look at what
+# the consumer has done with the pieces so far.
+BETWEEN_CHUNKS: list[Callable[[int], None]] = []
+STREAM_PIECES = ("The spring ", "feeds the trough ", "([[Places/Huts/Spring Box]]).")
+
+
+class StreamModel(llm.Model):
+    model_id = "test-stream"
+    can_stream = True
+
+    def execute(self, prompt: Any, stream: bool, response: Any, conversation: Any) -> Iterator[str]:
+        CALLS.add(self.model_id, prompt)
+        for i, piece in enumerate(STREAM_PIECES):
+            if i:
+                for hook in BETWEEN_CHUNKS:
+                    hook(i)
+            yield piece
+
+
+class SpyModel(llm.Model):
+    """Answers with the first line of the prompt; on "FAIL" in a question, the provider fails."""
+
+    model_id = "test-spy"
+    can_stream = True
+
+    def execute(self, prompt: Any, stream: bool, response: Any, conversation: Any) -> Iterator[str]:
+        CALLS.add(self.model_id, prompt)
+        if "FAIL" in prompt.prompt.rsplit("\n\n", 1)[-1]:
+            raise RuntimeError("provider down")
+        yield "answer to: " + prompt.prompt.rstrip("\n").rsplit("\n", 1)[-1]
+
+
+class FailingModel(llm.Model):
+    model_id = "test-fail"
+    can_stream = True
+
+    def execute(self, prompt: Any, stream: bool, response: Any, conversation: Any) -> Iterator[str]:
+        CALLS.add(self.model_id, prompt)
+        yield "partial "
+        raise RuntimeError("connection reset by provider")
+
+
+class _Plugin:
+    @llm.hookimpl
+    def register_models(self, register: Callable[..., None]) -> None:
+        register(StreamModel())
+        register(SpyModel())
+        register(FailingModel())
+
+
+@pytest.fixture(autouse=True)
+def llm_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """llm's own folder (keys, default model, aliases) is a fresh temp dir; test models on."""
+    user = tmp_path_factory.mktemp("llm-user")
+    monkeypatch.setenv("LLM_USER_PATH", str(user))
+    for key in ("OPENAI_API_KEY", "LLM_OPENAI_SHOW_RESPONSES"):
+        monkeypatch.delenv(key, raising=False)
+    if not llm.plugins.pm.has_plugin(PLUGIN_NAME):
+        llm.plugins.pm.register(_Plugin(), name=PLUGIN_NAME)
+    CALLS.items.clear()
+    BETWEEN_CHUNKS.clear()
+    yield user
+    BETWEEN_CHUNKS.clear()
+
+
+def llm_user() -> Path:
+    """llm's folder for this test (set by ``llm_env``)."""
+    return Path(os.environ["LLM_USER_PATH"])
+
+
+def echoed(text: str) -> dict[str, Any]:
+    """What llm-echo received: its answer is that, as JSON."""
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+def open_sample(index_dir: Path) -> VaultRAG:
+    """sample_vault indexed with the hash embedder into ``index_dir`` (the vault is read-only)."""
+    return VaultRAG.open(ROOT / "sample_vault", index_dir=index_dir, embedder=HashEmbedder())
