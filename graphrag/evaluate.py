@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -28,13 +29,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from .baselines import BM25Ranker, ChunkTable, Packed, pack
+from .baselines import NoteBuilder, pack, rank_by_bm25, rank_by_vector
 from .errors import InvalidRequestError, VaultRAGError
 
 if TYPE_CHECKING:
     from indexer.embed import Embedder
 
     from .api import VaultRAG
+    from .corpus import Corpus
 
 SYSTEMS = ("graphrag", "vector", "bm25")
 DEFAULT_BUDGETS = (1000, 2000, 4000)
@@ -119,11 +121,17 @@ class System(Protocol):
 
 
 class QueryVectors:
-    """The questions' embeddings, computed in one batch and shared by the systems."""
+    """The questions' embeddings, computed in one batch and shared by the baselines.
+
+    Each question is embedded as query mode embeds it (its search text: ``#tags``
+    turned into words), with the index's embedder.
+    """
 
     def __init__(self, embedder: Embedder, questions: Sequence[Question]) -> None:
+        from .entry import parse_query
+
         self.embedder = embedder
-        self.texts = [q.question for q in questions]
+        self.texts = [parse_query(q.question).search_text or q.question for q in questions]
         self._matrix: np.ndarray | None = None
 
     @property
@@ -134,7 +142,11 @@ class QueryVectors:
 
 
 class GraphRAGSystem:
-    """Query mode: the uris of the entry notes and the related notes."""
+    """Query mode: the uris of the entry notes and the related notes.
+
+    Question by question, every budget in turn: query mode caches the last
+    questions' vectors, so each question is embedded once.
+    """
 
     name = "graphrag"
 
@@ -145,41 +157,55 @@ class GraphRAGSystem:
     def run(
         self, questions: Sequence[Question], budgets: Sequence[int]
     ) -> dict[int, list[Retrieved]]:
-        out: dict[int, list[Retrieved]] = {}
-        for budget in budgets:
-            results = []
-            for q in questions:
-                data = self.rag.query(q.question, budget=budget, seed=self.seed).to_json()  # type: ignore[attr-defined]
+        out: dict[int, list[Retrieved]] = {b: [] for b in budgets}
+        for q in questions:
+            for budget in budgets:
+                data = self.rag.query(q.question, budget=budget, seed=self.seed).to_json()
                 notes = [*data.get("entryNotes", []), *data.get("relatedNotes", [])]
                 uris = tuple(dict.fromkeys(n["uri"] for n in notes))
-                results.append(Retrieved(uris, int(data.get("tokens", {}).get("used", 0))))
-            out[budget] = results
+                out[budget].append(Retrieved(uris, int(data.get("tokens", {}).get("used", 0))))
         return out
 
 
 class _PackedBaseline:
-    """Rank once per question, then pack the same ranking under every budget."""
+    """Rank once per question, then pack that ranking under every budget."""
 
     name = ""
 
-    def __init__(self, rag: VaultRAG) -> None:
+    def __init__(
+        self,
+        rag: VaultRAG,
+        vectors: QueryVectors | None = None,
+        max_documents: int | None = None,
+    ) -> None:
         self.rag = rag
+        self.vectors = vectors
+        # Query mode's own cap by default, so both sides pack by the same rules.
+        cap = rag.settings.query.max_documents if max_documents is None else max_documents
+        self.max_documents = cap if cap > 0 else sys.maxsize
 
-    def rankings(self, questions: Sequence[Question]) -> list[list[str]]:
+    def rankings(self, corpus: Corpus, questions: Sequence[Question]) -> list[list[str]]:
         raise NotImplementedError
 
     def run(
         self, questions: Sequence[Question], budgets: Sequence[int]
     ) -> dict[int, list[Retrieved]]:
-        graph = self.rag.graph
+        from .corpus import corpus_for
+
+        snapshot = self.rag.snapshot  # one generation for the whole run
+        corpus = corpus_for(snapshot)
+        vectors = self.vectors or QueryVectors(self.rag.embedder, questions)
+        ranked = self.rankings(corpus, questions)
+        # Query-aware details need each question's chunk scores, as query mode has.
+        chunk_scores = vectors.matrix @ corpus.matrix.T if len(corpus.matrix) else None
         limit = self.rag.settings.focus.truncate_length
-        ranked = self.rankings(questions)
-        out: dict[int, list[Retrieved]] = {}
-        for budget in budgets:
-            packed: list[Packed] = [
-                pack(r, graph, budget, self.rag.tokenizer, limit) for r in ranked
-            ]
-            out[budget] = [Retrieved(p.uris, p.tokens) for p in packed]
+        out: dict[int, list[Retrieved]] = {b: [] for b in budgets}
+        for i, order in enumerate(ranked):
+            scores = chunk_scores[i] if chunk_scores is not None else np.zeros(0, np.float32)
+            build = NoteBuilder(snapshot.index, snapshot.graph, corpus, scores, limit)
+            for budget in budgets:
+                packed = pack(order, budget, build, self.rag.tokenizer, self.max_documents)
+                out[budget].append(Retrieved(packed.uris, packed.tokens))
         return out
 
 
@@ -188,25 +214,20 @@ class VectorSystem(_PackedBaseline):
 
     name = "vector"
 
-    def __init__(self, rag: VaultRAG, vectors: QueryVectors | None = None) -> None:
-        super().__init__(rag)
-        self.vectors = vectors
-
-    def rankings(self, questions: Sequence[Question]) -> list[list[str]]:
+    def rankings(self, corpus: Corpus, questions: Sequence[Question]) -> list[list[str]]:
         vectors = self.vectors or QueryVectors(self.rag.embedder, questions)
-        snapshot = self.rag.snapshot
-        table = ChunkTable.from_index(snapshot.index, snapshot.graph)
-        return [[uri for uri, _ in row] for row in table.rank(vectors.matrix)]
+        self.vectors = vectors
+        return rank_by_vector(corpus, vectors.matrix)
 
 
 class BM25System(_PackedBaseline):
-    """Notes ranked by BM25 over their stemmed title and body."""
+    """Notes ranked by BM25 over their stemmed title, aliases and body."""
 
     name = "bm25"
 
-    def rankings(self, questions: Sequence[Question]) -> list[list[str]]:
-        ranker = BM25Ranker.from_graph(self.rag.graph)
-        return [[uri for uri, _ in ranker.rank(q.question)] for q in questions]
+    def rankings(self, corpus: Corpus, questions: Sequence[Question]) -> list[list[str]]:
+        language = self.rag.settings.query.stemmer_language
+        return rank_by_bm25(corpus, [q.question for q in questions], language)
 
 
 # -- the report ---------------------------------------------------------------------------
@@ -346,6 +367,7 @@ def run_eval(
     index_dir: str | os.PathLike[str] | None = None,
     config: str | os.PathLike[str] | None = None,
     embedder: Embedder | None = None,
+    max_documents: int | None = None,
 ) -> EvalReport:
     """Score each system's context on the question set at each budget.
 
@@ -357,6 +379,8 @@ def run_eval(
         systems: names from ``SYSTEMS`` or ``System`` objects.
         seed: passed to query mode so a run can be repeated exactly.
         index_dir, config, embedder: used only when opening a path.
+        max_documents: the baselines' cap on notes per question; ``None`` is query
+            mode's ``[query] max_documents`` (the same rules on both sides), 0 none.
     """
     questions = load_questions(qa_path)  # fail on a bad file before loading anything
     budgets = tuple(int(b) for b in budgets)
@@ -373,7 +397,7 @@ def run_eval(
 
     rag = _open(rag_or_path, index_dir, config, embedder)
     vectors = QueryVectors(rag.embedder, questions)
-    built = [_system(s, rag, vectors, seed) for s in systems]
+    built = [_system(s, rag, vectors, seed, max_documents) for s in systems]
 
     outcomes: list[Outcome] = []
     seconds: dict[str, float] = {}
@@ -422,14 +446,20 @@ def _open(
     return VaultRAG.open(rag_or_path, config=config, index_dir=index_dir, embedder=embedder)
 
 
-def _system(spec: str | System, rag: VaultRAG, vectors: QueryVectors, seed: int | None) -> System:
+def _system(
+    spec: str | System,
+    rag: VaultRAG,
+    vectors: QueryVectors,
+    seed: int | None,
+    max_documents: int | None,
+) -> System:
     if not isinstance(spec, str):
         return spec
     if spec == "graphrag":
         return GraphRAGSystem(rag, seed)
     if spec == "vector":
-        return VectorSystem(rag, vectors)
-    return BM25System(rag)
+        return VectorSystem(rag, vectors, max_documents)
+    return BM25System(rag, vectors, max_documents)
 
 
 # -- rendering ----------------------------------------------------------------------------

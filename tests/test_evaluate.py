@@ -4,19 +4,22 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from graphrag.api import VaultRAG
-from graphrag.baselines import BM25Ranker, ChunkTable, context_note, pack
+from graphrag.baselines import NoteBuilder, Packed, note_scores, pack, rank_by_bm25, rank_by_vector
 from graphrag.config import load_settings
+from graphrag.corpus import corpus_for
 from graphrag.errors import InvalidRequestError, VaultRAGError
 from graphrag.evaluate import (
     BM25System,
     GraphRAGSystem,
     QASetError,
+    QueryVectors,
     Question,
     Retrieved,
     VectorSystem,
@@ -26,7 +29,7 @@ from graphrag.evaluate import (
     render_text,
     run_eval,
 )
-from graphrag.render import note_json
+from graphrag.query_render import doc_json, renderer
 from tests.conftest import write
 from tests.fakes import HashEmbedder
 
@@ -265,68 +268,89 @@ def test_graphrag_system_collects_entry_and_related_notes():
     out = GraphRAGSystem(rag, seed=5).run(questions, [100, 200])  # type: ignore[arg-type]
     assert out[100][0] == Retrieved(("A", "B", "C"), 50)
     assert out[200][1].tokens == 100
+    # question by question, so query mode's vector cache serves the other budgets
     assert rag.calls == [
         ("first?", 100, 5),
-        ("second?", 100, 5),
         ("first?", 200, 5),
+        ("second?", 100, 5),
         ("second?", 200, 5),
     ]
 
 
 # -- baselines ----------------------------------------------------------------------------
-def rendered_tokens(rag: VaultRAG, uris: Sequence[str]) -> int:
+def builder_for(rag: VaultRAG, question: str) -> NoteBuilder:
+    """Rendered notes for ``question`` exactly as the baselines build them."""
+    snapshot = rag.snapshot
+    corpus = corpus_for(snapshot)
+    qvec = QueryVectors(rag.embedder, [Question("q", question, ("x",), "single")]).matrix[0]
     limit = rag.settings.focus.truncate_length
-    return sum(rag.tokenizer.count(note_json(context_note(rag.graph, u, limit))) for u in uris)
+    return NoteBuilder(snapshot.index, snapshot.graph, corpus, corpus.matrix @ qvec, limit)
 
 
 @pytest.mark.parametrize("budget", [0, 150, 700, 3000])
 def test_baselines_respect_the_budget_with_the_same_token_counting(
     sample_rag: VaultRAG, budget: int
 ):
-    questions = [
-        Question("1", "How thick are the walls of the shepherd's hut?", ("x",), "single"),
-        Question("2", "Who runs the cheese cellar and how is the brine made?", ("x",), "multi"),
-    ]
+    texts = ["How thick are the walls of the shepherd's hut?", "Who runs the cheese cellar?"]
+    questions = [Question(str(i), t, ("x",), "single") for i, t in enumerate(texts)]
+    count = sample_rag.tokenizer.count
     for system in (VectorSystem(sample_rag), BM25System(sample_rag)):
-        for got in system.run(questions, [budget])[budget]:
-            assert got.tokens == rendered_tokens(sample_rag, got.uris)
+        for q, got in zip(questions, system.run(questions, [budget])[budget], strict=True):
+            build = builder_for(sample_rag, q.question)
+            # what query mode counts for a note in its JSON output is its compact JSON
+            assert all(renderer("json")(build(u), 1) == doc_json(build(u)) for u in got.uris)
+            assert got.tokens == sum(count(doc_json(build(u))) for u in got.uris)
             assert got.tokens <= budget
             assert len(set(got.uris)) == len(got.uris)
+            assert len(got.uris) <= sample_rag.settings.query.max_documents
             if budget == 0:
                 assert got.uris == ()
 
 
-def test_packing_follows_rank_order_and_skips_what_does_not_fit(sample_rag: VaultRAG):
-    graph, tok = sample_rag.graph, sample_rag.tokenizer
-    limit = sample_rag.settings.focus.truncate_length
+def test_packing_follows_rank_order_skips_what_does_not_fit_and_caps_documents(
+    sample_rag: VaultRAG,
+):
+    build = builder_for(sample_rag, "walls of the hut")
+    tok = sample_rag.tokenizer
     big, small, mid = "Places/Huts/Shepherd's Hut", "Places/Huts/Spring Box", "Glossary"
-    cost = {u: tok.count(note_json(context_note(graph, u, limit))) for u in (big, small, mid)}
+    cost = {u: tok.count(doc_json(build(u))) for u in (big, small, mid)}
     assert cost[big] > cost[small]
     # room for the small note only: the big one is skipped, the next one tried
-    packed = pack([big, small, mid], graph, cost[small] + 5, tok, limit)
-    assert packed.uris == (small,)
-    assert packed.tokens == cost[small]
-    everything = pack([big, small, mid], graph, 10_000, tok, limit)
-    assert everything.uris == (big, small, mid)
-    assert everything.tokens == sum(cost.values())
-    # the rendered form is the truncated one query mode uses
-    note = context_note(graph, big, limit)
-    assert note.details_truncated and len(note.details) == limit + 1
+    packed = pack([big, small, mid], cost[small] + 5, build, tok, max_documents=10)
+    assert packed == Packed((small,), cost[small])
+    everything = pack([big, small, mid], 10_000, build, tok, max_documents=10)
+    assert everything == Packed((big, small, mid), sum(cost.values()))
+    assert pack([big, small, mid], 10_000, build, tok, max_documents=2).uris == (big, small)
+    # a long note shows its best chunks within the related-note length, as in query mode
+    note = build(big)
+    limit = sample_rag.settings.focus.truncate_length
+    assert note.note.details_truncated and len(note.note.details) <= limit + 10
 
 
-def test_chunk_table_scores_a_note_by_its_best_chunk():
-    vectors = np.eye(4, dtype=np.float32)
-    table = ChunkTable(
-        vectors=vectors,
-        columns=np.array([0, 1, 2, 1, 3]),  # column 1 is shared by both notes
-        note_of_row=np.array([0, 0, 0, 1, 1]),
-        uris=("Many", "Two"),
+@dataclass
+class _Corpus:
+    """The parts of a ``Corpus`` the vector ranking reads: notes in uri order, each
+    owning a contiguous block of chunk rows."""
+
+    uris: list[str]
+    chunk_start: np.ndarray
+    matrix: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.uris)
+
+
+def test_a_note_scores_its_best_chunk():
+    corpus = _Corpus(
+        uris=["Empty", "Many", "Two"],
+        chunk_start=np.array([0, 0, 3, 5]),  # Empty has no chunk; Many rows 0-2; Two rows 3-4
+        matrix=np.eye(4, dtype=np.float32)[[0, 1, 2, 1, 3]],
     )
-    query = np.array([[0.9, 0.3, 0.3, 0.0], [0.0, 0.5, 0.0, 0.6]], dtype=np.float32)
-    scores = table.note_scores(query)
-    np.testing.assert_allclose(scores, [[0.9, 0.3], [0.5, 0.6]])
-    assert [u for u, _ in table.rank(query)[0]] == ["Many", "Two"]
-    assert [u for u, _ in table.rank(query)[1]] == ["Two", "Many"]
+    queries = np.array([[0.9, 0.3, 0.3, 0.0], [0.0, 0.5, 0.0, 0.6]], dtype=np.float32)
+    scores = note_scores(corpus, queries)  # type: ignore[arg-type]
+    np.testing.assert_allclose(scores, [[-1, 0.9, 0.3], [-1, 0.5, 0.6]])
+    # a note without chunks cannot be found by a vector search
+    assert rank_by_vector(corpus, queries) == [["Many", "Two"], ["Two", "Many"]]  # type: ignore[arg-type]
 
 
 def test_vector_baseline_ranks_notes_by_best_chunk_not_by_average(tmp_path: Path):
@@ -339,7 +363,7 @@ def test_vector_baseline_ranks_notes_by_best_chunk_not_by_average(tmp_path: Path
         "# Zebra\n\nzebra stripes savanna herd\n\n"
         + "".join(f"# Part {k}\n\n{text}\n\n" for k, text in enumerate(filler)),
     )
-    # Every chunk mentions the subject a little (the average would favour it).
+    # One short chunk that mentions the subject a little (the average would favour it).
     write(vault, "Even.md", "zebra " + " ".join(f"word{i}" for i in range(12)))
     write(vault, "Other.md", "Nothing here is related at all.")
     settings = load_settings(overrides={"index": {"chunk_tokens": 64}})
@@ -349,39 +373,32 @@ def test_vector_baseline_ranks_notes_by_best_chunk_not_by_average(tmp_path: Path
     index = rag.snapshot.index
     assert len(index.chunks_of("Long")) >= 4
 
-    query_text = "zebra stripes savanna"
-    query = rag.embedder.embed([query_text])[0]
+    question = Question("1", "zebra stripes savanna", ("Long",), "single")
+    query = rag.embedder.embed([question.question])[0]
 
     def chunk_scores(uri: str) -> np.ndarray:
-        vecs = index.vectors.get([c.vec_id for c in index.chunks_of(uri)])
-        return vecs @ query
+        return index.vectors.get([c.vec_id for c in index.chunks_of(uri)]) @ query
 
     best = {u: float(chunk_scores(u).max()) for u in ("Long", "Even", "Other")}
     mean = {u: float(chunk_scores(u).mean()) for u in ("Long", "Even", "Other")}
     assert mean["Even"] > mean["Long"]  # the construction separates the two rules
 
-    system = VectorSystem(rag)
-    (ranking,) = system.rankings([Question("1", query_text, ("Long",), "single")])
+    (ranking,) = VectorSystem(rag).rankings(corpus_for(rag.snapshot), [question])
     assert ranking == sorted(best, key=lambda u: (-best[u], u))
     assert ranking[0] == "Long"
-    table = ChunkTable.from_index(index, rag.graph)
-    scores = dict(table.rank(query[None, :])[0])
-    assert scores == pytest.approx(best)
 
 
-def test_bm25_ranks_stemmed_matches_and_drops_notes_without_a_shared_term():
-    ranker = BM25Ranker(
-        [
-            ("Runner", "Runner\nShe runs every morning and ran a marathon."),
-            ("Cook", "Cook\nRecipes for soup."),
-            ("Both", "Both\nRunning soup kitchens for runners."),
-        ]
-    )
-    ranked = ranker.rank("running")
-    assert {u for u, _ in ranked} == {"Runner", "Both"}  # 'runs' and 'running' share a stem
-    assert all(score > 0 for _, score in ranked)
-    assert ranker.rank("the of and") == []  # stop words only
-    assert BM25Ranker([]).rank("anything") == []
+def test_bm25_ranks_stemmed_matches_and_drops_notes_without_a_shared_term(tmp_path: Path):
+    vault = tmp_path / "v"
+    write(vault, "Runner.md", "She runs every morning and ran a marathon.")
+    write(vault, "Cook.md", "Recipes for soup.")
+    write(vault, "Both.md", "Soup kitchens for runners, open in the morning.")
+    rag = VaultRAG.open(vault, index_dir=tmp_path / "idx", embedder=HashEmbedder())
+    corpus = corpus_for(rag.snapshot)
+    (running, soup, stop) = rank_by_bm25(corpus, ["running", "soup", "the of and"], "english")
+    assert running == ["Runner"]  # 'runs' shares the stem; 'runners' does not ('runner')
+    assert set(soup) == {"Cook", "Both"}
+    assert stop == []  # stop words only: nothing matches
 
 
 def test_run_eval_on_sample_vault_with_both_baselines(sample_rag: VaultRAG):
@@ -395,3 +412,25 @@ def test_run_eval_on_sample_vault_with_both_baselines(sample_rag: VaultRAG):
     for system in ("vector", "bm25"):
         assert report.row(system, 4000).tokens > report.row(system, 500).tokens
         assert report.row(system, 4000, "multi").n == sum(q.type == "multi" for q in questions)
+
+
+def test_run_eval_with_query_mode_on_sample_vault(sample_rag: VaultRAG):
+    qa = ROOT / "benchmarks" / "qa" / "sample_vault.jsonl"
+    report = run_eval(sample_rag, qa, budgets=[800], systems=("graphrag", "vector"), seed=3)
+    for o in report.outcomes_for("graphrag", 800):
+        assert o.tokens <= 800
+        assert o.uris  # every question has entry notes in this vault
+    again = run_eval(sample_rag, qa, budgets=[800], systems=("graphrag",), seed=3)
+    assert [o.uris for o in again.outcomes] == [
+        o.uris for o in report.outcomes_for("graphrag", 800)
+    ]
+
+
+def test_baselines_take_query_modes_document_cap_unless_told_otherwise(sample_rag: VaultRAG):
+    qa = ROOT / "benchmarks" / "qa" / "sample_vault.jsonl"
+    capped = run_eval(sample_rag, qa, budgets=[20_000], systems=("vector",))
+    assert max(len(o.uris) for o in capped.outcomes) == sample_rag.settings.query.max_documents
+    three = run_eval(sample_rag, qa, budgets=[20_000], systems=("vector",), max_documents=3)
+    assert {len(o.uris) for o in three.outcomes} == {3}
+    free = run_eval(sample_rag, qa, budgets=[20_000], systems=("vector",), max_documents=0)
+    assert max(len(o.uris) for o in free.outcomes) > sample_rag.settings.query.max_documents
