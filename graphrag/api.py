@@ -23,6 +23,7 @@ from .config import Settings, load_settings
 from .errors import AmbiguousNoteError, InvalidRequestError, NoteNotFoundError, VaultError
 from .filters import Filters
 from .graph import VaultGraph
+from .model import GraphRAGResult
 
 if TYPE_CHECKING:
     import numpy as np
@@ -204,7 +205,8 @@ class VaultRAG:
         seed: int | None = None,
         explain: bool = False,
         exclude: list[str] | tuple[str, ...] = (),
-    ) -> Any:
+        output: str = "json",
+    ) -> GraphRAGResult:
         """Context around one note under a token budget (the focus note is not counted).
 
         Args:
@@ -213,6 +215,7 @@ class VaultRAG:
             seed: makes the result reproducible; None varies between runs.
             explain: add scores, discovery paths and skipped candidates.
             exclude: uris the caller already has (paging).
+            output: ``json`` or ``prompt``: the rendered form the budget is counted on.
         """
         from .focus import focus as run_focus
 
@@ -231,6 +234,7 @@ class VaultRAG:
             seed=seed,
             explain=explain,
             exclude=tuple(exclude),
+            output=output,
         )
 
     # -- query mode and searches (graphrag/query.py, search.py, hubs.py) ----------------

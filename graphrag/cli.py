@@ -16,6 +16,7 @@ from indexer import IndexStats
 from .api import VaultRAG
 from .config import Settings, load_settings
 from .errors import AmbiguousNoteError, NoteNotFoundError, VaultRAGError
+from .render import json_text, render_prompt
 
 
 def _errors(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -219,13 +220,10 @@ def focus(
     vault-graphrag focus Places/Huts/Shepherd\\'s\\ Hut --vault sample_vault --json --seed 1
     """
     rag = VaultRAG.open(vault, settings=_settings(config), index_dir=index_dir)
-    result = rag.focus(note, budget=budget, seed=seed, explain=explain, exclude=list(exclude))
-    if fmt == "prompt":
-        from .render import render_prompt
-
-        click.echo(render_prompt(result))
-    else:
-        click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+    result = rag.focus(
+        note, budget=budget, seed=seed, explain=explain, exclude=list(exclude), output=fmt
+    )
+    click.echo(render_prompt(result) if fmt == "prompt" else json_text(result, indent=2))
 
 
 def main() -> None:
