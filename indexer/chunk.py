@@ -42,8 +42,14 @@ def vector_id(embed_text: str) -> int:
     return int.from_bytes(digest, "big") & 0x7FFF_FFFF_FFFF_FFFF
 
 
-def _prefix(title: str, heading_path: str) -> str:
-    return f"{title}\n{heading_path}\n\n" if heading_path else f"{title}\n\n"
+def _prefix(
+    title: str, heading_path: str, tokenizer: Tokenizer | None = None, limit: int = 0
+) -> str:
+    text = f"{title}\n{heading_path}\n\n" if heading_path else f"{title}\n\n"
+    if tokenizer is None or tokenizer.count(text) <= limit // 2:
+        return text
+    # A title + heading path longer than half a chunk would leave no room for the text.
+    return tokenizer.decode(tokenizer.encode(text)[: limit // 2 - 1]).rstrip() + "\n\n"
 
 
 def sections(body: str, headings: list[Heading]) -> list[tuple[str, int, int]]:
@@ -73,7 +79,7 @@ def chunk_note(
         text = "\n".join(lines[start:end]).strip()
         if not text:
             continue
-        budget = max(16, limit - tokenizer.count(_prefix(title, path)))
+        budget = max(16, limit - tokenizer.count(_prefix(title, path, tokenizer, limit)))
         if tokenizer.count(text) <= budget:
             pieces.append((path, start, end, text))
             continue
@@ -85,20 +91,18 @@ def chunk_note(
         if merged:
             path, start, _, text = merged[-1]
             combined = text + "\n\n" + piece[3]
-            if tokenizer.count(_prefix(title, path) + combined) <= limit:
+            if tokenizer.count(_prefix(title, path, tokenizer, limit) + combined) <= limit:
                 merged[-1] = (path, start, piece[2], combined)
                 continue
         merged.append(piece)
 
     chunks = []
     for seq, (path, start, end, text) in enumerate(merged):
-        embed_text = _prefix(title, path) + text
-        chunks.append(
-            Chunk(seq, path, text, start, end, tokenizer.count(embed_text), embed_text)
-        )
+        embed_text = _prefix(title, path, tokenizer, limit) + text
+        chunks.append(Chunk(seq, path, text, start, end, tokenizer.count(embed_text), embed_text))
     if not chunks and title:
         # An empty note is still findable by its title.
-        embed_text = _prefix(title, "").strip()
+        embed_text = _prefix(title, "", tokenizer, limit).strip()
         chunks.append(Chunk(0, "", "", 0, 0, tokenizer.count(embed_text), embed_text))
     return chunks
 

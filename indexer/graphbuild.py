@@ -133,7 +133,8 @@ def build_graph(
             aliases=tuple(note.aliases),
         )
     for folder in hierarchy.virtual_folders:
-        g.add_node(folder, kind="folder", title=posixpath.basename(folder), path=folder)
+        path = folder.rstrip("/")
+        g.add_node(folder, kind="folder", title=posixpath.basename(path), path=path)
     for child, parent in hierarchy.parents.items():
         g.add_edge(child, parent, type="parent")
     for link in links:

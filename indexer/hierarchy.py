@@ -59,7 +59,11 @@ def folder_representatives(
                 break
         if choice is None and beside and folder.casefold() in by_key:
             choice = by_key[folder.casefold()]
-        rep[folder] = choice if choice is not None else folder
+        if choice is None:
+            # A virtual note's uri is the folder path, unless a note already has that uri
+            # (``G.md`` beside ``G/`` with folder_note_beside off): then "G/".
+            choice = folder + "/" if folder.casefold() in by_key else folder
+        rep[folder] = choice
     return rep
 
 
@@ -80,7 +84,8 @@ def build_hierarchy(
     rep = folder_representatives(folders, note_uris, names, beside)
     notes = set(note_uris)
     h = Hierarchy(folder_rep=rep)
-    h.virtual_folders = [f for f, r in rep.items() if r == f and f not in notes]
+    virtual = {r: f for f, r in rep.items() if r not in notes}
+    h.virtual_folders = sorted(virtual)
 
     stands_for = {r: f for f, r in rep.items() if r in notes}
 
@@ -88,10 +93,10 @@ def build_hierarchy(
         up = posixpath.dirname(folder)
         return rep[up] if up else None
 
-    for folder in h.virtual_folders:
+    for uri, folder in virtual.items():
         parent = folder_parent(folder)
         if parent is not None:
-            h.parents[folder] = parent
+            h.parents[uri] = parent
     for uri in sorted(note_uris):
         if uri in stands_for:
             parent = folder_parent(stands_for[uri])

@@ -130,7 +130,7 @@ def graph_from_store(db: sqlite3.Connection) -> nx.MultiDiGraph:
                 aliases=tuple(json.loads(aliases)),
             )
         elif kind == "folder":
-            attrs["path"] = uri  # as graphbuild gives virtual folders
+            attrs["path"] = uri.rstrip("/")  # as graphbuild gives virtual folders
         g.add_node(uri, **attrs)
         if parent is not None:
             parents.append((uri, parent))

@@ -172,6 +172,25 @@ def parse_note(
 
 
 # -- front matter -------------------------------------------------------------------------
+class _DatesAsText(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """Safe YAML that keeps dates as text, like Obsidian: an impossible date such as
+    2023-02-30 must not throw away the note's other properties; ``_timestamp``
+    parses the text later."""
+
+
+_DatesAsText.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+class _YAMLHandler(frontmatter.YAMLHandler):
+    def load(self, fm: str, **kwargs: Any) -> Any:
+        return yaml.load(fm, Loader=_DatesAsText)  # noqa: S506 - a SafeLoader subclass
+
+
+_YAML_HANDLER = _YAMLHandler()
+
 FRONT_MATTER_RE = re.compile(r"\A---[ \t]*\n(.*?\n)?(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
 
 
@@ -181,7 +200,7 @@ def split_front_matter(text: str, path: str, warnings: list[str]) -> tuple[dict[
         return {}, text
     body = text[m.end() :]
     try:
-        post = frontmatter.loads(text)
+        post = frontmatter.loads(text, handler=_YAML_HANDLER)
         meta = post.metadata
     except yaml.YAMLError as exc:
         reason = str(exc).replace("\n", " ")

@@ -6,7 +6,9 @@ Given a link as written and the note it is in, find what it points to:
 2. Markdown links (``[t](a%20b.md)``) are URL-decoded by the parser and tried
    first relative to the linking note's folder, then from the vault root.
    Wikilinks starting with ``./`` or ``../`` are relative too.
-3. Exact vault path, case-insensitive, ``.md`` optional: ``[[Places/Huts/Hut]]``.
+3. Exact vault path, case-insensitive, ``.md`` optional: ``[[Places/Huts/Hut]]``;
+   for a wikilink, then the same path from the linking note's folder, as Obsidian
+   does, so ``[[Brine]]`` written in ``Dairy/`` means ``Dairy/Brine`` when it exists.
 4. File name, case-insensitive: all notes whose file name (without ``.md``)
    equals the target's last segment. With several candidates, prefer those whose
    path ends with what was written (``[[Huts/Hut]]`` picks ``Places/Huts/Hut``),
@@ -84,10 +86,15 @@ class Resolver:
             return Target(source_uri, "self")
         source_dir = posixpath.dirname(source_uri)
         relative = markdown or written.startswith(("./", "../"))
-        candidates: list[str] = []
-        if relative and not written.startswith("/"):
-            candidates.append(_normalise(posixpath.join(source_dir, written)))
-        candidates.append(_normalise(written.lstrip("/")))
+        absolute = _normalise(written.lstrip("/"))
+        beside = (
+            _normalise(posixpath.join(source_dir, written))
+            if source_dir and not written.startswith("/")
+            else None
+        )
+        # Markdown and ./ ../ links are relative first; a wikilink is a vault path first,
+        # then a path from the linking note's folder (so a same-named note there wins).
+        candidates = [beside, absolute] if relative else [absolute, beside]
 
         ext = posixpath.splitext(written)[1][1:].casefold()
         for path in candidates:
@@ -96,7 +103,7 @@ class Resolver:
             note = self._note(path)
             if note is not None:
                 return Target(note, "note")
-        name_target = candidates[-1] or written
+        name_target = absolute or written
         note = self._by_name(name_target)
         if note is not None:
             return Target(note, "note")

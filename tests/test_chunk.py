@@ -151,12 +151,6 @@ def test_vector_id_comes_from_the_embedded_text() -> None:
     assert 0 <= a[0].vec_id < 2**63
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="design decision: when the title + heading path alone exceed chunk_tokens, the prefix "
-    "is kept whole and every chunk of that section goes over the limit; truncating the prefix "
-    "(and so changing vector ids) needs a decision",
-)
 def test_a_heading_longer_than_the_limit_still_fits() -> None:
     _, chunks = chunks_of("# " + "very long heading " * 40 + "\n\n" + "text. " * 200, limit=64)
     assert max(TOK.count(c.embed_text) for c in chunks) <= 64

@@ -110,17 +110,12 @@ def test_folder_note_names_setting(tmp_path: Path) -> None:
     assert g.parent("H/z") == "H" and g.info("H").kind == "folder"  # index is no longer a name
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="design decision: with folder_note_beside = false the virtual note of folder G has "
-    "uri 'G', the same uri as the note G.md, so G.md still ends up as G/'s parent; the setting "
-    "only works once virtual folders get a uri that cannot collide with a note",
-)
 def test_folder_note_beside_can_be_switched_off(tmp_path: Path) -> None:
     g = view(build(tmp_path, {"G.md": "", "G/y.md": ""}, folder_note_beside=False))
     assert g.info("G").kind == "note"
     parent = g.parent("G/y")
     assert parent is not None and g.info(parent).kind == "folder"  # a virtual note, not G.md
+    assert parent == "G/" and g.info(parent).title == "G"  # cannot collide with the note G
 
 
 def test_folder_without_folder_note_is_a_virtual_note(tmp_path: Path) -> None:

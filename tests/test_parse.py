@@ -356,13 +356,6 @@ def test_odd_front_matter_value_types_do_not_crash() -> None:
     assert targets(note) == ["X"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="design decision: PyYAML raises on an impossible date (2023-02-30), which drops the "
-    "whole front matter (tags, aliases, up) with an 'unreadable front matter' warning; Obsidian "
-    "keeps such a value as text. A SafeLoader whose timestamp constructor falls back to the "
-    "string would keep the other properties.",
-)
 def test_impossible_date_keeps_the_other_properties() -> None:
     note = parse("---\ncreated: 2023-02-30\ntags: [kept]\nup: '[[Parent]]'\n---\nbody\n")
     assert note.tags == ["kept"]

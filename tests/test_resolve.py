@@ -86,11 +86,6 @@ def test_shortest_path_does_not_depend_on_scan_order() -> None:
         assert Resolver(shuffled).resolve("Dup", "Top").uri == "y/Dup"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="design decision: tests/SAMPLE_VAULT.md (and Obsidian, as reported by users) prefer a "
-    "same-name note in the linking note's own folder; resolve.py ranks by fewest folders only",
-)
 def test_same_folder_candidate_is_preferred() -> None:
     resolver = Resolver(["Notes/Topic", "Deep/Folder/Here/Topic", "Deep/Folder/Here/Source"])
     assert resolver.resolve("Topic", "Deep/Folder/Here/Source").uri == "Deep/Folder/Here/Topic"
