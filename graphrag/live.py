@@ -70,9 +70,21 @@ class LiveIndex:
         finally:
             self._lock.release()
 
-    def warm(self) -> None:
-        """Load the current generation's vectors now, not on the first query that needs them."""
-        self.rag.snapshot.index.vectors  # noqa: B018 - a lazy property; reading it loads
+    def warm(self, counts: bool = False) -> None:
+        """Load the current generation's vectors now, not on the first query that needs them.
+
+        With ``counts``, also count every note's (truncated) details once: focus mode
+        estimates each candidate by that count, and the tokenizer caches it, so the
+        first requests after start-up are as fast as later ones.
+        """
+        snapshot = self.rag.snapshot
+        snapshot.index.vectors  # noqa: B018 - a lazy property; reading it loads
+        if counts:
+            from .budget import truncate
+
+            graph, limit, count = snapshot.graph, self.rag.settings.focus.truncate_length, self.rag.tokenizer.count
+            for note in graph.notes():
+                count(truncate(graph.details(note.uri), limit)[0])
 
     def _record(
         self, started: float, reason: str, stats: IndexStats | None = None, error: str | None = None

@@ -61,6 +61,7 @@ HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 400: "bad_request"}
 MAX_NOTE_CHARS = 1024
 MAX_TEXT_CHARS = 4096
 MAX_BUDGET = 200_000
+MAX_TOP_K = 500
 
 
 def error_json(exc: VaultRAGError) -> JSONResponse:
@@ -89,6 +90,42 @@ class FocusBody(Body):
     format: Literal["json", "prompt"] = Field("json", description='"prompt": {"prompt": text}')
 
 
+class FiltersBody(Body):
+    """Metadata filters: every given one must hold (as the CLI's --folder/--tag/--prop/...)."""
+
+    folder: list[str] = Field(default_factory=list, max_length=100, description="folders (and below)")
+    tag: list[str] = Field(default_factory=list, max_length=100, description="tags (nested count)")
+    prop: list[str] = Field(default_factory=list, max_length=100, description="key=value or key")
+    created: str | None = Field(None, max_length=64, description="FROM..TO dates, or one day")
+    modified: str | None = Field(None, max_length=64, description="FROM..TO dates, or one day")
+
+
+class QueryBody(Body):
+    question: str = Field(min_length=1, max_length=MAX_TEXT_CHARS, description="free text; #tags select")
+    budget: int | None = Field(None, ge=0, le=MAX_BUDGET, description="tokens for all notes returned")
+    seed: int | None = Field(None, description="makes the result reproducible")
+    explain: bool = Field(False, description="add score parts, paths and the notes left out")
+    filters: FiltersBody | None = None
+    format: Literal["json", "prompt"] = Field("json", description='"prompt": {"prompt": text}')
+
+
+class GraphSearchBody(Body):
+    query: str = Field(min_length=1, max_length=MAX_TEXT_CHARS)
+    top_k: int | None = Field(None, ge=1, le=MAX_TOP_K, description="vector anchors")
+    hops: int = Field(1, ge=0, le=3, description="steps from each anchor")
+    filters: FiltersBody | None = None
+
+
+class SearchBody(Body):
+    query: str = Field(min_length=1, max_length=MAX_TEXT_CHARS)
+    mode: Literal["semantic", "lexical", "hybrid", "graph", "hierarchical"] = Field(
+        "hybrid", description="as `vault-graphrag search --mode`"
+    )
+    top_k: int | None = Field(None, ge=1, le=MAX_TOP_K, description="how many notes (default 10)")
+    hops: int = Field(1, ge=0, le=3, description="graph mode: steps from the anchors")
+    filters: FiltersBody | None = None
+
+
 class IndexBody(Body):
     full: bool = Field(False, description="re-parse and re-embed everything")
     wait: bool = Field(False, description="wait for a running update instead of a 409")
@@ -109,13 +146,14 @@ def create_app(
     settings = settings or rag.settings.server
     check_origins(settings.cors_origins)
     live = live or LiveIndex(rag, settings.watch_debounce_ms)
+    warm = threading.Event()  # set once the background preload has finished
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         if settings.watch and rag.vault is not None:
             live.start()
         if settings.preload_model:
-            threading.Thread(target=_preload, args=(rag, live), daemon=True).start()
+            threading.Thread(target=_preload, args=(rag, live, warm), daemon=True).start()
         try:
             yield
         finally:
@@ -132,7 +170,7 @@ def create_app(
     app.state.live = live
     app.state.settings = settings
     _install_errors(app)
-    _add_routes(app, rag, live)
+    _add_routes(app, rag, live, warm)
 
     # Added innermost first: the guard on Host/Origin is the outermost layer.
     app.add_middleware(TokenAndBodyGuard, token=settings.token, max_body_bytes=settings.max_body_bytes)
@@ -151,15 +189,17 @@ def create_app(
     return app
 
 
-def _preload(rag: VaultRAG, live: LiveIndex) -> None:
-    """Load vectors and the query model in the background, so the first query is fast."""
+def _preload(rag: VaultRAG, live: LiveIndex, done: threading.Event) -> None:
+    """Load vectors, token counts and the query model in the background, so first requests are fast."""
     try:
-        live.warm()
+        live.warm(counts=True)
         load = getattr(rag.embedder, "load", None)
         if load is not None:
             load()
     except Exception:  # the first query will report it properly
         log.warning("preloading the index or the model failed", exc_info=True)
+    finally:
+        done.set()
 
 
 def _install_errors(app: FastAPI) -> None:
@@ -198,7 +238,12 @@ def _install_errors(app: FastAPI) -> None:
 
 def _focus_json(rag: VaultRAG, body: FocusBody) -> JSONResponse:
     result = rag.focus(
-        body.note, budget=body.budget, seed=body.seed, explain=body.explain, exclude=body.exclude
+        body.note,
+        budget=body.budget,
+        seed=body.seed,
+        explain=body.explain,
+        exclude=body.exclude,
+        output=body.format,
     )
     if body.format == "prompt":
         from .render import render_prompt
@@ -207,9 +252,13 @@ def _focus_json(rag: VaultRAG, body: FocusBody) -> JSONResponse:
     return JSONResponse(result.to_json())
 
 
-def _add_routes(app: FastAPI, rag: VaultRAG, live: LiveIndex) -> None:
+def _filters(body: FiltersBody | None) -> dict[str, Any] | None:
+    return body.model_dump(exclude_defaults=True) if body is not None else None
+
+
+def _add_routes(app: FastAPI, rag: VaultRAG, live: LiveIndex, warm: threading.Event) -> None:
     @app.get("/health", tags=["server"])
-    def health() -> JSONResponse:
+    async def health() -> JSONResponse:
         """Liveness; the only endpoint that needs no token. Says nothing about the vault."""
         return JSONResponse({"status": "ok", "version": __version__})
 
@@ -223,6 +272,7 @@ def _add_routes(app: FastAPI, rag: VaultRAG, live: LiveIndex) -> None:
                 updating=live.updating,
                 updates=live.updates,
                 last_update=live.last_update,
+                preloaded=warm.is_set(),
             )
         )
 
@@ -240,6 +290,60 @@ def _add_routes(app: FastAPI, rag: VaultRAG, live: LiveIndex) -> None:
     ) -> JSONResponse:
         """Focus mode for the note at ``uri`` (what the plugin shows beside the open note)."""
         return _focus_json(rag, FocusBody(note=uri, budget=budget, seed=seed, explain=explain))
+
+    @app.post("/query", tags=["retrieval"])
+    def query(body: QueryBody) -> JSONResponse:
+        """The notes that best answer a question and how they relate (`vault-graphrag query --json`)."""
+        result = rag.query(
+            body.question,
+            body.budget,
+            seed=body.seed,
+            explain=body.explain,
+            filters=_filters(body.filters),
+            output=body.format,
+        )
+        if body.format == "prompt":
+            from .query_render import render_prompt
+
+            return JSONResponse({"prompt": render_prompt(result)})
+        return JSONResponse(result.to_json())
+
+    @app.post("/search", tags=["retrieval"])
+    def search(body: SearchBody) -> JSONResponse:
+        """Notes matching a text: by meaning, words, both fused, graph, or hubs first
+        (`vault-graphrag search --mode MODE --json`)."""
+        filters = _filters(body.filters)
+        if body.mode == "graph":
+            result: Any = rag.graph_search(body.query, body.top_k, hops=body.hops, filters=filters)
+        else:
+            method = {
+                "semantic": rag.semantic_search,
+                "lexical": rag.lexical_search,
+                "hybrid": rag.hybrid_search,
+                "hierarchical": rag.hierarchical_search,
+            }[body.mode]
+            result = method(body.query, body.top_k, filters=filters)
+        return JSONResponse(result.to_json())
+
+    @app.post("/graph_search", tags=["retrieval"])
+    def graph_search(body: GraphSearchBody) -> JSONResponse:
+        """Vector anchors and what ``hops`` steps reach from them: ``{focus, parents, children}``."""
+        result = rag.graph_search(
+            body.query, body.top_k, hops=body.hops, filters=_filters(body.filters)
+        )
+        return JSONResponse(result.to_json())
+
+    @app.get("/notes/{uri:path}/neighbors", tags=["notes"])
+    def note_neighbors(
+        uri: str, direction: Literal["in", "out", "both"] = "both"
+    ) -> JSONResponse:
+        """Parent and links (``out``), children and backlinks (``in``), or ``both``."""
+        return JSONResponse([n.to_json() for n in rag.neighbors(uri, direction)])
+
+    @app.get("/notes/{uri:path}", tags=["notes"])
+    def note(uri: str) -> JSONResponse:
+        """One note from the index: metadata, properties, neighbours and its text."""
+        return JSONResponse(rag.get_note(uri).to_json())
 
     @app.post("/index", tags=["server"])
     def index(body: IndexBody | None = None) -> JSONResponse:

@@ -19,7 +19,7 @@ from tests.conftest import ROOT, SAMPLE_VAULT
 from tests.fakes import HashEmbedder
 
 HUT = "Places/Huts/Shepherd's Hut"
-TOOLS = {"focus"}
+TOOLS = {"query", "focus", "search", "get_note"}
 
 
 @pytest.fixture
@@ -58,6 +58,13 @@ def test_stdio_session_lists_and_calls_the_tools(indexed_vault: Path) -> None:
             out["focus"] = await client.call_tool(
                 "focus", {"note": "Shepherd's Hut", "budget": 400, "seed": 1}
             )
+            out["query"] = await client.call_tool(
+                "query", {"question": "how is cheese pressed?", "budget": 600, "seed": 1}
+            )
+            out["search"] = await client.call_tool(
+                "search", {"text": "goat milk", "mode": "lexical", "top_k": 3}
+            )
+            out["note"] = await client.call_tool("get_note", {"note": "Shepherd's Hut"})
             out["missing"] = await client.call_tool("focus", {"note": "Shepherds Hutt"})
             out["bad"] = await client.call_tool("focus", {"note": HUT, "budget": -5})
         return out
@@ -73,6 +80,21 @@ def test_stdio_session_lists_and_calls_the_tools(indexed_vault: Path) -> None:
     assert not focus.is_error
     assert focus.structured_content["focusNote"]["uri"] == HUT
     assert focus.structured_content["relatedNotes"]
+
+    query = out["query"]
+    assert not query.is_error and query.structured_content["entryNotes"]
+    search = out["search"]
+    assert not search.is_error and search.structured_content["mode"] == "lexical"
+    assert 0 < len(search.structured_content["results"]) <= 3
+    note = out["note"]
+    assert not note.is_error and note.structured_content["uri"] == HUT
+    assert "Hirtenhütte" in note.structured_content["aliases"]
+    assert out["tools"]["search"].input_schema["properties"]["mode"]["enum"] == [
+        "semantic",
+        "lexical",
+        "hybrid",
+        "hierarchical",
+    ]
 
     missing = out["missing"]
     assert missing.is_error
@@ -92,3 +114,15 @@ def test_in_process_tools_match_the_facade(indexed_vault: Path) -> None:
 
     result = run(call())
     assert result.structured_content == rag.focus(HUT, budget=300, seed=2).to_json()
+
+    async def more() -> tuple[Any, Any]:
+        async with Client(build_mcp_server(rag)) as client:
+            q = await client.call_tool(
+                "query", {"question": "cheese", "seed": 3, "folder": ["Dairy"]}
+            )
+            s = await client.call_tool("search", {"text": "goat milk", "mode": "semantic"})
+            return q, s
+
+    q, s = run(more())
+    assert q.structured_content == rag.query("cheese", seed=3, filters={"folder": ["Dairy"]}).to_json()
+    assert s.structured_content == rag.semantic_search("goat milk").to_json()

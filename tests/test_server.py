@@ -127,6 +127,80 @@ def test_index_returns_counts_and_picks_up_changes(rag: VaultRAG) -> None:
     assert full["full_reason"] and full["chunks_embedded"] > 0
 
 
+def test_query_returns_the_cli_json_shape(client: TestClient, shared_rag: VaultRAG) -> None:
+    question = "how is the cheese brined and pressed?"
+    r = client.post("/query", json={"question": question, "budget": 800, "seed": 4})
+    assert r.status_code == 200
+    assert r.json() == shared_rag.query(question, 800, seed=4).to_json()
+    assert r.json()["entryNotes"]
+    prompt = client.post("/query", json={"question": question, "seed": 4, "format": "prompt"}).json()
+    assert set(prompt) == {"prompt"} and prompt["prompt"].startswith("CONTEXT:")
+
+
+def test_query_filters(client: TestClient) -> None:
+    r = client.post(
+        "/query", json={"question": "cheese", "filters": {"folder": ["Dairy"], "tag": ["dairy"]}}
+    )
+    assert r.status_code == 200
+    body = r.json()
+    assert body["filters"]["folders"] == ["Dairy"]
+    assert body["entryNotes"]
+    assert all(n["uri"].startswith("Dairy/") for n in body["entryNotes"])
+    r = client.post("/query", json={"question": "cheese", "filters": {"created": "last tuesday"}})
+    assert (r.status_code, r.json()["field"]) == (422, "created")
+    r = client.post("/query", json={"question": "cheese", "filters": {"colour": "red"}})
+    assert (r.status_code, r.json()["field"]) == (422, "filters.colour")
+    r = client.post("/query", json={"question": "", "budget": 10})
+    assert (r.status_code, r.json()["field"]) == (422, "question")
+
+
+@pytest.mark.parametrize("mode", ["semantic", "lexical", "hybrid", "hierarchical"])
+def test_search_modes_match_the_facade(client: TestClient, shared_rag: VaultRAG, mode: str) -> None:
+    r = client.post("/search", json={"query": "goat milk", "mode": mode, "top_k": 4})
+    assert r.status_code == 200
+    assert r.json()["mode"] == mode
+    assert r.json() == getattr(shared_rag, f"{mode}_search")("goat milk", 4).to_json()
+    assert 0 < len(r.json()["results"]) <= 4
+
+
+def test_search_graph_mode_and_graph_search(client: TestClient, shared_rag: VaultRAG) -> None:
+    expected = shared_rag.graph_search("goat milk", 2, hops=1).to_json()
+    r = client.post("/search", json={"query": "goat milk", "mode": "graph", "top_k": 2})
+    assert r.status_code == 200 and r.json() == expected
+    r = client.post("/graph_search", json={"query": "goat milk", "top_k": 2, "hops": 1})
+    assert r.status_code == 200 and r.json() == expected
+    assert set(expected) >= {"focus", "parents", "children"}
+    r = client.post("/graph_search", json={"query": "goat milk", "hops": 9})
+    assert (r.status_code, r.json()["field"]) == (422, "hops")
+    r = client.post("/search", json={"query": "goat milk", "mode": "psychic"})
+    assert (r.status_code, r.json()["field"]) == (422, "mode")
+    r = client.post("/search", json={"query": "goat milk", "top_k": 0})
+    assert (r.status_code, r.json()["field"]) == (422, "top_k")
+
+
+def test_get_note_by_uri(client: TestClient, shared_rag: VaultRAG) -> None:
+    r = client.get(f"/notes/{quote(HUT)}")
+    assert r.status_code == 200
+    assert r.json() == shared_rag.get_note(HUT).to_json()
+    assert r.json()["path"] == HUT + ".md" and "Hirtenhütte" in r.json()["aliases"]
+    r = client.get("/notes/Places/Huts/Shepherds%20Hutt")
+    assert r.status_code == 404 and HUT in r.json()["suggestions"]
+
+
+def test_neighbors_by_direction(client: TestClient, shared_rag: VaultRAG) -> None:
+    both = client.get(f"/notes/{quote(HUT)}/neighbors").json()
+    inbound = client.get(f"/notes/{quote(HUT)}/neighbors", params={"direction": "in"}).json()
+    outbound = client.get(f"/notes/{quote(HUT)}/neighbors", params={"direction": "out"}).json()
+    assert both == [n.to_json() for n in shared_rag.neighbors(HUT, "both")]
+    assert inbound == [n.to_json() for n in shared_rag.neighbors(HUT, "in")]
+    assert {n["relation"] for n in inbound} <= {"child", "backlink"}
+    assert {n["relation"] for n in outbound} <= {"parent", "link"}
+    assert len(both) == len(inbound) + len(outbound)
+    r = client.get(f"/notes/{quote(HUT)}/neighbors", params={"direction": "sideways"})
+    assert (r.status_code, r.json()["field"]) == (422, "direction")
+    assert client.get("/notes/Nowhere/neighbors").status_code == 404
+
+
 # -- errors ---------------------------------------------------------------------------------
 def test_unknown_note_is_404_with_close_matches(client: TestClient) -> None:
     r = client.post("/focus", json={"note": "Shepherds Hutt"})
@@ -244,7 +318,18 @@ def test_notes_are_looked_up_in_the_index_never_opened(client: TestClient, share
 
 def test_openapi_lists_every_endpoint(client: TestClient) -> None:
     paths = client.get("/openapi.json").json()["paths"]
-    for path in ("/health", "/status", "/focus", "/notes/{uri}/context", "/index"):
+    for path in (
+        "/health",
+        "/status",
+        "/focus",
+        "/notes/{uri}/context",
+        "/query",
+        "/search",
+        "/graph_search",
+        "/notes/{uri}",
+        "/notes/{uri}/neighbors",
+        "/index",
+    ):
         assert path in paths, path
     assert client.get("/docs").status_code == 200
 

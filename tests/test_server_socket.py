@@ -156,3 +156,10 @@ def test_real_model_through_the_real_server(tmp_path: Path) -> None:
         assert status["counts"]["notes"] == 37
         r = http.post("/focus", json={"note": "Shepherd's Hut", "budget": 600, "seed": 1})
         assert r.status_code == 200 and r.json()["focusNote"]["uri"] == HUT
+        # No word of the question is in the note's title: only the model's meaning finds it.
+        question = "salt bath for the cheese wheels"
+        r = http.post("/query", json={"question": question, "budget": 800, "seed": 1})
+        assert r.status_code == 200
+        assert r.json()["entryNotes"][0]["uri"].endswith("/Brine")
+        r = http.post("/search", json={"query": question, "mode": "semantic", "top_k": 3})
+        assert r.json()["results"][0]["uri"] == "Dairy/Cheese Making/Brine"
