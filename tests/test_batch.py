@@ -347,3 +347,54 @@ def test_cli_rejects_input_and_folder_together(index_dir: Path, tmp_path: Path) 
     code, _, err = run("batch", str(note_input(tmp_path)), "--folder", "x", "--vault", str(VAULT),
                        "--out", str(tmp_path / "o.jsonl"))
     assert code == 2 and "not both" in err
+
+
+# -- the examples ----------------------------------------------------------------------
+def load_example(name: str) -> Any:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, ROOT / "examples" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_example_summarise_folder_writes_one_markdown_file(
+    index_dir: Path, tmp_path: Path, fake_model: None
+) -> None:
+    out = tmp_path / "huts.md"
+    argv = [str(VAULT), "Places/Huts", "-m", "test-spy", "--out", str(out),
+            "--index-dir", str(index_dir)]
+    load_example("summarise_folder").main(argv)
+    text = out.read_text(encoding="utf-8")
+    rag = VaultRAG.open(VAULT, index_dir=index_dir, embedder=HashEmbedder(), update=False)
+    huts = [i.id for i in note_items(rag, folders=["Places/Huts"])]
+    headings = [line[3:] for line in text.splitlines() if line.startswith("## ")]
+    assert headings == [f"[[{uri}]]" for uri in huts]
+    assert text.count("answer to: Summarise the focus note") == len(huts)
+    calls = len(CALLS)
+    load_example("summarise_folder").main(argv)  # resumed: nothing left to ask
+    assert len(CALLS) == calls and out.read_text(encoding="utf-8") == text
+
+
+def test_example_questions_to_csv(index_dir: Path, tmp_path: Path, fake_model: None) -> None:
+    import csv
+
+    questions = tmp_path / "q.txt"
+    questions.write_text("Where does the hut's water come from?\n\nWho repairs the roof?\n")
+    out = tmp_path / "answers.csv"
+    load_example("questions_to_csv").main(
+        [str(VAULT), str(questions), "-m", "test-stream", "--out", str(out),
+         "--index-dir", str(index_dir)]
+    )
+    with open(out, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["question"] for r in rows] == ["Where does the hut's water come from?",
+                                             "Who repairs the roof?"]
+    for row in rows:
+        assert row["answer"] == "The spring feeds the trough ([[Places/Huts/Spring Box]])."
+        assert row["sources"].startswith("[[") and row["error"] == ""
+        in_context = "[[Places/Huts/Spring Box]]" in row["sources"]
+        assert row["cited"] == ("[[Places/Huts/Spring Box]]" if in_context else "")
+    assert "[[Places/Huts/Spring Box]]" in rows[0]["sources"]

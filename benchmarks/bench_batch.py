@@ -1,0 +1,105 @@
+"""Batch speed: focus contexts per second (no model), with 1 and 2 workers.
+
+For a vault (default: ../shared/vaults/obsidian-hub), index it once into a temp
+dir, pick ``--n`` notes at random (seeded), and run ``graphrag.batch.run_batch``
+in focus mode over them, writing JSONL, for each executor:
+
+* ``plain loop``: ``rag.focus(note).to_json()`` and nothing else: the ceiling;
+* 1 worker (the batch machinery: prompt rendering, JSON lines, flushes);
+* 2 workers as threads (one VaultRAG shared), and as processes (fork, spawn).
+
+Every run must give the same records (same seed), which is checked. Focus mode
+never reads vectors, so the index is built with the tests' hash embedder unless
+``--real-model`` is given (the contexts are the same either way).
+
+Usage::
+
+    python benchmarks/bench_batch.py [VAULT] [--n 1000] [--index-dir DIR] [--real-model]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from graphrag import VaultRAG  # noqa: E402
+from graphrag.batch import Item, run_batch  # noqa: E402
+
+SHARED = ROOT.parent / "shared" / "vaults"
+RUNS = (("1 worker", 1, "thread"), ("2 threads", 2, "thread"),
+        ("2 processes (fork)", 2, "process"), ("2 processes (spawn)", 2, "process-spawn"))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("vault", nargs="?", default=str(SHARED / "obsidian-hub"))
+    parser.add_argument("--n", type=int, default=1000)
+    parser.add_argument("--index-dir", help="reuse or build the index here (default: a temp dir)")
+    parser.add_argument("--real-model", action="store_true", help="index with the real model")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="bench-batch-"))
+    index_dir = Path(args.index_dir) if args.index_dir else work / "index"
+    embedder = None
+    if not args.real_model:
+        from tests.fakes import HashEmbedder
+
+        embedder = HashEmbedder(dim=64)
+    start = time.perf_counter()
+    rag = VaultRAG.open(args.vault, index_dir=index_dir, embedder=embedder)
+    print(f"index ready in {time.perf_counter() - start:.1f} s: {index_dir}", file=sys.stderr)
+    notes = sorted(n.uri for n in rag.graph.notes())
+    random.Random(args.seed).shuffle(notes)
+    def cold() -> None:  # every run starts without cached token counts, as a new batch would
+        clear = getattr(rag.tokenizer.count, "cache_clear", None)
+        if clear is not None:
+            clear()
+
+    picked = (notes * (args.n // max(len(notes), 1) + 1))[: args.n]
+    items = [Item(i, i + 1, "focus", uri) for i, uri in enumerate(picked)]
+
+    rows = []
+    cold()
+    start = time.perf_counter()
+    for uri in picked:
+        json.dumps(rag.focus(uri, seed=args.seed).to_json(), ensure_ascii=False)
+    plain = time.perf_counter() - start
+    rows.append(("plain loop (rag.focus + JSON)", "-", args.n / plain, plain, 0))
+
+    reference: dict[int, str] | None = None
+    for label, workers, kind in RUNS:
+        out = work / f"out-{workers}-{kind}.jsonl"
+        cold()
+        stats = run_batch(rag, items, out, seed=args.seed, workers=workers, executor=kind)
+        records = {}
+        with open(out, encoding="utf-8") as fh:
+            for line in fh:
+                r = json.loads(line)
+                records[r["id"]] = json.dumps(r["context"], sort_keys=True)
+        if reference is None:
+            reference = records
+        assert records == reference, f"{label}: records differ from the 1-worker run"
+        rows.append((label, stats.executor, stats.rate, stats.seconds, stats.errors))
+        print(f"{label}: {stats.rate:.1f}/s", file=sys.stderr)
+
+    print(f"\n{Path(args.vault).name}: {len(notes)} notes, {args.n} focus contexts, default "
+          f"budget, seed {args.seed}, cold token-count cache per run; "
+          f"Python {platform.python_version()}\n")
+    print("| run | executor | contexts/s | seconds | errors |")
+    print("| --- | --- | ---: | ---: | ---: |")
+    for label, kind, rate, seconds, errors in rows:
+        print(f"| {label} | {kind} | {rate:.1f} | {seconds:.1f} | {errors} |")
+
+
+if __name__ == "__main__":
+    main()
