@@ -37,10 +37,11 @@ You answer questions from the user's own notes, taken from their Obsidian vault.
 The user's message starts with CONTEXT: a numbered list of documents, most relevant \
 first. Entry notes matched the question directly; every other document is related to \
 an entry note, and its "Relation" says how (its parent, a child, a note it links to, a \
-note linking to it, a sibling, a shared tag...), with its distance in links and its \
-path from the entry note. "URI" is the note's path in the vault. "Content" is the \
-note's text, cut short with an ellipsis (…) when long. "[Connection]" lines after the \
-list say how documents are linked to each other. The question comes last.
+note linking to it, a sibling, a shared tag...), with its distance in links, the \
+tags it shares and its path from the entry note. "URI" is the note's path in the \
+vault. "Content" is the note's text; of a long note only the passages that matter \
+most, and "…" marks where text was left out. "[Connection]" lines after the list say \
+how documents are linked to each other. The question comes last.
 
 Rules:
 1. Answer from these documents only. If they do not hold the answer, say so and say \
