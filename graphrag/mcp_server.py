@@ -51,7 +51,9 @@ def _tool_errors(fn: F) -> F:
 
 def build_mcp_server(rag: VaultRAG) -> MCPServer:
     """An MCP server whose tools answer from ``rag``."""
-    server = MCPServer("vault-graphrag", version=__version__, instructions=INSTRUCTIONS)
+    server = MCPServer(
+        "vault-graphrag", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
+    )
 
     @server.tool()
     @_tool_errors

@@ -146,14 +146,13 @@ def create_app(
     settings = settings or rag.settings.server
     check_origins(settings.cors_origins)
     live = live or LiveIndex(rag, settings.watch_debounce_ms)
-    warm = threading.Event()  # set once the background preload has finished
+    warm = Preload(rag, live, enabled=settings.preload_model)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         if settings.watch and rag.vault is not None:
             live.start()
-        if settings.preload_model:
-            threading.Thread(target=_preload, args=(rag, live, warm), daemon=True).start()
+        warm.start()
         try:
             yield
         finally:
@@ -189,17 +188,44 @@ def create_app(
     return app
 
 
-def _preload(rag: VaultRAG, live: LiveIndex, done: threading.Event) -> None:
-    """Load vectors, token counts and the query model in the background, so first requests are fast."""
-    try:
-        live.warm(counts=True)
-        load = getattr(rag.embedder, "load", None)
-        if load is not None:
-            load()
-    except Exception:  # the first query will report it properly
-        log.warning("preloading the index or the model failed", exc_info=True)
-    finally:
-        done.set()
+class Preload:
+    """Start-up warm-up in a background thread, so the first requests are as fast as later ones.
+
+    First the vectors and the query model (requests that embed wait for ``model``, rather
+    than loading a second copy concurrently), then every note's token count (focus mode).
+    """
+
+    def __init__(self, rag: VaultRAG, live: LiveIndex, enabled: bool) -> None:
+        self.rag, self.live = rag, live
+        self.model = threading.Event()
+        self.done = threading.Event()
+        if not enabled:
+            self.model.set()
+            self.done.set()
+
+    def start(self) -> None:
+        if not self.done.is_set():
+            threading.Thread(target=self._run, name="vault-graphrag-preload", daemon=True).start()
+
+    def wait_for_model(self, timeout: float = 300) -> None:
+        self.model.wait(timeout)
+
+    def _run(self) -> None:
+        try:
+            self.live.warm()
+            load = getattr(self.rag.embedder, "load", None)
+            if load is not None:
+                load()
+        except Exception:  # the first query reports it properly
+            log.warning("preloading the vectors or the model failed", exc_info=True)
+        finally:
+            self.model.set()
+        try:
+            self.live.warm(counts=True)
+        except Exception:
+            log.warning("preloading token counts failed", exc_info=True)
+        finally:
+            self.done.set()
 
 
 def _install_errors(app: FastAPI) -> None:
@@ -256,7 +282,7 @@ def _filters(body: FiltersBody | None) -> dict[str, Any] | None:
     return body.model_dump(exclude_defaults=True) if body is not None else None
 
 
-def _add_routes(app: FastAPI, rag: VaultRAG, live: LiveIndex, warm: threading.Event) -> None:
+def _add_routes(app: FastAPI, rag: VaultRAG, live: LiveIndex, warm: Preload) -> None:
     @app.get("/health", tags=["server"])
     async def health() -> JSONResponse:
         """Liveness; the only endpoint that needs no token. Says nothing about the vault."""
@@ -272,7 +298,7 @@ def _add_routes(app: FastAPI, rag: VaultRAG, live: LiveIndex, warm: threading.Ev
                 updating=live.updating,
                 updates=live.updates,
                 last_update=live.last_update,
-                preloaded=warm.is_set(),
+                preloaded=warm.done.is_set(),
             )
         )
 
@@ -294,6 +320,7 @@ def _add_routes(app: FastAPI, rag: VaultRAG, live: LiveIndex, warm: threading.Ev
     @app.post("/query", tags=["retrieval"])
     def query(body: QueryBody) -> JSONResponse:
         """The notes that best answer a question and how they relate (`vault-graphrag query --json`)."""
+        warm.wait_for_model()
         result = rag.query(
             body.question,
             body.budget,
@@ -313,6 +340,8 @@ def _add_routes(app: FastAPI, rag: VaultRAG, live: LiveIndex, warm: threading.Ev
         """Notes matching a text: by meaning, words, both fused, graph, or hubs first
         (`vault-graphrag search --mode MODE --json`)."""
         filters = _filters(body.filters)
+        if body.mode != "lexical":
+            warm.wait_for_model()
         if body.mode == "graph":
             result: Any = rag.graph_search(body.query, body.top_k, hops=body.hops, filters=filters)
         else:
@@ -328,6 +357,7 @@ def _add_routes(app: FastAPI, rag: VaultRAG, live: LiveIndex, warm: threading.Ev
     @app.post("/graph_search", tags=["retrieval"])
     def graph_search(body: GraphSearchBody) -> JSONResponse:
         """Vector anchors and what ``hops`` steps reach from them: ``{focus, parents, children}``."""
+        warm.wait_for_model()
         result = rag.graph_search(
             body.query, body.top_k, hops=body.hops, filters=_filters(body.filters)
         )

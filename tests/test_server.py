@@ -201,6 +201,38 @@ def test_neighbors_by_direction(client: TestClient, shared_rag: VaultRAG) -> Non
     assert client.get("/notes/Nowhere/neighbors").status_code == 404
 
 
+class SlowLoadingEmbedder(HashEmbedder):
+    """Like the real model: a slow ``load()`` that must happen once, before any ``embed``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loads = 0
+        self.embedded_before_load = False
+
+    def load(self) -> None:
+        time.sleep(0.5)
+        self.loads += 1
+
+    def embed(self, texts, progress=None):  # type: ignore[no-untyped-def]
+        self.embedded_before_load = self.embedded_before_load or self.loads == 0
+        return super().embed(texts, progress)
+
+
+def test_preload_loads_the_model_once_and_queries_wait_for_it(shared_rag: VaultRAG) -> None:
+    embedder = SlowLoadingEmbedder()
+    rag = VaultRAG(shared_rag.vault, shared_rag.index_dir, shared_rag.settings, embedder)
+    settings = ServerSettings(watch=False, preload_model=True)
+    with TestClient(create_app(rag, settings), base_url="http://localhost") as client:
+        assert client.post("/query", json={"question": "goat milk"}).status_code == 200
+        assert client.post("/search", json={"query": "goat", "mode": "semantic"}).status_code == 200
+        assert embedder.loads == 1 and not embedder.embedded_before_load
+        deadline = time.monotonic() + 10
+        while not client.get("/status").json()["preloaded"]:
+            assert time.monotonic() < deadline, "preload never finished"
+            time.sleep(0.05)
+    assert rag.snapshot.index._vectors is not None  # loaded by the preload, not lazily
+
+
 # -- errors ---------------------------------------------------------------------------------
 def test_unknown_note_is_404_with_close_matches(client: TestClient) -> None:
     r = client.post("/focus", json={"note": "Shepherds Hutt"})
