@@ -59,6 +59,8 @@ def _open(vault: str, settings: Settings, index_dir: str | None) -> VaultRAG:
 
 
 def _read_token(token: str | None, token_file: str | None) -> str | None:
+    if token is not None and token_file is not None:
+        raise click.UsageError("give --token or --token-file, not both")
     if token_file is not None:
         value = Path(token_file).read_text(encoding="utf-8").strip()
         if not value:

@@ -485,6 +485,12 @@ def test_serve_get_with_a_token_file(sample_vault: Path, tmp_path: Path) -> None
         cli, ["serve", str(sample_vault), "--token-file", str(token), "--get", "/status"]
     )
     assert result.exit_code == 0, result.output
+    both = ["serve", str(sample_vault), "--token", "x", "--token-file", str(token), "--get", "/"]
+    result = CliRunner().invoke(cli, both)
+    assert result.exit_code == 2 and "not both" in result.output
+    token.write_text("\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["serve", str(sample_vault), "--token-file", str(token)])
+    assert result.exit_code == 2 and "is empty" in result.output
 
 
 def test_serve_refuses_a_non_loopback_bind_without_token(sample_vault: Path) -> None:
