@@ -235,3 +235,8 @@ from .cli_serve import mcp, serve  # noqa: E402 - registered last, after the gro
 cli.add_command(serve)
 cli.add_command(mcp)
 from .cli_llm import ask, batch; cli.add_command(ask); cli.add_command(batch)  # noqa: E402, E702, I001
+from .cli_query import evaluate, query, search  # noqa: E402, I001
+
+cli.add_command(query)
+cli.add_command(search)
+cli.add_command(evaluate)

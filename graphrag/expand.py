@@ -6,7 +6,8 @@
   similar to the question.
 * Path expansion: with several entries, the notes on the shortest paths (at
   most ``path_max_length`` edges, any direction) between each pair of entries
-  (``OnPathBetweenEntries``). Notes with more than ``path_max_degree``
+  (``OnPathBetweenEntries``), at most three paths per pair, shortest first. Notes
+  with more than ``path_max_degree``
   neighbours are not used as steps: a hub joins everything to everything, so a
   path through it says nothing about how two entries relate.
 """
@@ -17,10 +18,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
+import numpy as np
+
+from .corpus import Corpus
 from .graph import VaultGraph
 from .query_settings import QuerySettings
 
 PATHS_PER_PAIR = 3
+PATH_FIRST_STEPS = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,13 +45,19 @@ class PathHit:
 
 def neighbours(graph: VaultGraph, uri: str) -> set[str]:
     """Parent, children, link targets and backlinks that can be traversed."""
-    out = set(graph.children(uri)) | set(graph.backlinks(uri))
+    return {u for u in raw_neighbours(graph, uri) if graph.is_traversable(u)}
+
+
+def raw_neighbours(graph: VaultGraph, uri: str) -> set[str]:
+    """The same, ghosts and attachments included (cheaper: check only what is used)."""
+    out = set(graph.children(uri))
+    out.update(graph.backlinks(uri))
     parent = graph.parent(uri)
     if parent is not None:
         out.add(parent)
-    out.update(link.target for link in graph.outlinks(uri))
+    out.update([link.target for link in graph.outlinks(uri)])
     out.discard(uri)
-    return {u for u in out if graph.is_traversable(u)}
+    return out
 
 
 def degree(graph: VaultGraph, uri: str) -> int:
@@ -73,28 +84,40 @@ def shared_tags(graph: VaultGraph, a: str, b: str) -> tuple[str, ...]:
 
 def tag_expansion(
     graph: VaultGraph,
+    corpus: Corpus,
     entries: Sequence[str],
     settings: QuerySettings,
-    usable: Callable[[str], bool],
-    similarity: Callable[[str], float],
+    blocked: np.ndarray,
+    sims: np.ndarray,
 ) -> list[TagHit]:
-    """Up to ``tag_expansion_per_entry`` new notes per entry, in entry order."""
+    """Up to ``tag_expansion_per_entry`` new notes per entry, in entry order.
+
+    ``blocked``: corpus notes that may not be added (already found, or filtered out).
+    Counting runs on numpy index arrays: a tag can hold hundreds of notes."""
     hits: list[TagHit] = []
-    taken: set[str] = set(entries)
+    blocked = blocked.copy()
     for entry in entries:
-        counts: dict[str, int] = {}
-        for tag in graph.info(entry).tags:
-            members = graph.tag_members.get(tag, ())
-            if len(members) > settings.tag_expansion_max_tag_size:
-                continue
-            for uri in members:
-                if uri not in taken and usable(uri):
-                    counts[uri] = counts.get(uri, 0) + 1
-        ranked = sorted(counts, key=lambda u: (-counts[u], -similarity(u), u))
-        for uri in ranked[: settings.tag_expansion_per_entry]:
-            taken.add(uri)
+        arrays = [
+            _tag_indices(corpus, graph, tag)
+            for tag in graph.info(entry).tags
+            if len(graph.tag_members.get(tag, ())) <= settings.tag_expansion_max_tag_size
+        ]
+        if not arrays:
+            continue
+        notes, counts = np.unique(np.concatenate(arrays), return_counts=True)
+        keep = ~blocked[notes]
+        notes, counts = notes[keep], counts[keep]
+        # More shared tags first, then the more similar, then uri order.
+        order = np.lexsort((notes, -sims[notes], -counts))[: settings.tag_expansion_per_entry]
+        for i in notes[order]:
+            blocked[i] = True
+            uri = corpus.uris[int(i)]
             hits.append(TagHit(uri, entry, shared_tags(graph, entry, uri)))
     return hits
+
+
+def _tag_indices(corpus: Corpus, graph: VaultGraph, tag: str) -> np.ndarray:
+    return corpus.derived(f"tag-idx:{tag}", lambda: corpus.indices(graph.tag_members.get(tag, ())))
 
 
 def path_expansion(
@@ -111,20 +134,21 @@ def path_expansion(
 
     def adj(uri: str) -> set[str]:
         if uri not in cache:
-            cache[uri] = neighbours(graph, uri)
+            cache[uri] = raw_neighbours(graph, uri)
         return cache[uri]
 
     def step_ok(uri: str) -> bool:
-        return degree(graph, uri) <= cap
+        return degree(graph, uri) <= cap and graph.is_traversable(uri)
 
     ends = set(entries)
     hits: dict[str, PathHit] = {}
     for a, b in combinations(entries, 2):
         na, nb = adj(a), adj(b)
         paths = [(a, x, b) for x in sorted(na & nb) if x not in ends and step_ok(x)]
-        if not paths and settings.path_max_length >= 3:
-            paths = _three_step(a, b, na, nb, adj, step_ok, ends, cap)
-        paths.sort(key=lambda p: (-sum(similarity(u) for u in p[1:-1]) / (len(p) - 2), p))
+        if settings.path_max_length >= 3:
+            paths += _three_step(a, b, na, nb, adj, step_ok, ends, similarity)
+        # Shorter first, then the ones through notes closer to the question.
+        paths.sort(key=lambda p: (len(p), -sum(similarity(u) for u in p[1:-1]) / (len(p) - 2), p))
         for path in paths[:PATHS_PER_PAIR]:
             last = len(path) - 1
             for pos, uri in enumerate(path[1:-1], start=1):
@@ -142,17 +166,18 @@ def _three_step(
     adj: Callable[[str], set[str]],
     step_ok: Callable[[str], bool],
     ends: set[str],
-    cap: int,
+    similarity: Callable[[str], float],
 ) -> list[tuple[str, ...]]:
     """Paths a - x - y - b, walked from the entry with fewer neighbours."""
     flip = len(na) > len(nb)
     near, far = (nb, na) if flip else (na, nb)
-    if len(near) > 10 * cap:  # two hubs: every path between them runs through noise
-        return []
+    # First steps: the ones closest to the question. Building every neighbour's
+    # neighbourhood would cost more than the rest of the query.
+    steps = sorted(
+        (x for x in near if x not in ends and step_ok(x)), key=lambda x: (-similarity(x), x)
+    )
     paths: list[tuple[str, ...]] = []
-    for x in sorted(near):
-        if x in ends or not step_ok(x):
-            continue
+    for x in steps[:PATH_FIRST_STEPS]:
         for y in sorted(adj(x) & far):
             if y in ends or y == x or not step_ok(y):
                 continue

@@ -32,11 +32,11 @@ from .details import query_details
 from .entry import Entry, ParsedQuery, select_entries
 from .expand import path_expansion, shared_tags, tag_expansion
 from .filters import Filters
-from .focus import build_focus_note, related_note
+from .focus import related_note
 from .focus_settings import FocusSettings
 from .graph import VaultGraph
 from .lexical import lexical_index
-from .model import Relation, SkippedNote, UriAndTitle
+from .model import FocusNote, OutboundLink, Relation, SkippedNote, UriAndTitle
 from .query_model import EntryExplain, EntryNote, QueryExplain, QueryNote, QueryResult
 from .query_render import Doc, connection_lines, renderer
 from .query_selector import SimilaritySelector
@@ -47,6 +47,7 @@ from .traverse import Candidate, traverse
 
 TAG_DISTANCE = 2  # note -> #tag -> note: two edges in the vault's graph
 CHARS_PER_TOKEN = 4  # English prose in cl100k, near enough to size an entry's share
+MAX_CHARS_PER_TOKEN = 8  # hardly any text packs more: a safe lower bound of a note's cost
 MIN_ENTRY_CHARS = 200
 
 
@@ -117,7 +118,9 @@ def run_query(
             return fs.emit_virtual_notes and allowed is None and graph.info(uri).kind == "folder"
         return allowed is None or bool(allowed[i])
 
-    found = _discover(graph, corpus, entries, sims, qs, fs, rng, budget, emittable, similarity)
+    found = _discover(
+        graph, corpus, entries, sims, qs, fs, rng, budget, emittable, similarity, allowed
+    )
     found = _weigh(found, entries, link_context(corpus, entries, chunk_scores))
     ranked, dropped = _rank(graph, corpus, found, qs, fs, rng, now, similarity)
 
@@ -151,21 +154,23 @@ def run_query(
         if len(docs) >= qs.max_documents:
             skipped.append(SkippedNote(e.uri, graph.info(e.uri).title, "max_documents"))
             continue
-        bare = tokenizer.count(render(_entry_note(graph, e, chunk_text, qs, 0, explain), 1))
-        room = int((share - bare) * CHARS_PER_TOKEN)
+        bare = _entry_note(graph, e, chunk_text, qs, 0, explain)
+        room = int((share - tokenizer.count(render(bare, 1))) * CHARS_PER_TOKEN)
         entry_limit = max(min(qs.entry_truncate_length, room), MIN_ENTRY_CHARS)
-        fit(
-            lambda limit, e=e, n=entry_limit: _entry_note(
-                graph, e, chunk_text, qs, limit or n, explain
-            )
-        )
+        fit(lambda limit, b=bare, n=entry_limit: _with_details(b, chunk_text, limit or n))
     for item in ranked:
         cand = item.found.cand
-        if len(docs) >= qs.max_documents or budget - used < MIN_NOTE_TOKENS:
+        left = budget - used
+        if len(docs) >= qs.max_documents or left < MIN_NOTE_TOKENS:
             if not explain:
                 break
             reason = "max_documents" if len(docs) >= qs.max_documents else "budget"
             skipped.append(SkippedNote(cand.uri, graph.info(cand.uri).title, reason))
+            continue
+        i = corpus.index_of.get(cand.uri)
+        chars = min(int(corpus.body_chars[i]), fs.truncate_length) if i is not None else 0
+        if chars // MAX_CHARS_PER_TOKEN > left:  # surely too big: do not build and count it
+            skipped.append(SkippedNote(cand.uri, graph.info(cand.uri).title, "budget"))
             continue
         fit(lambda _limit, item=item: _query_note(graph, item, chunk_text, fs, explain))
 
@@ -206,6 +211,7 @@ def _discover(
     budget: int,
     emittable: Callable[[str], bool],
     similarity: Callable[[str], float],
+    allowed: np.ndarray | None,
 ) -> list[_Found]:
     sources = [e.uri for e in entries]
     limit = fs.truncate_length
@@ -245,10 +251,12 @@ def _discover(
         via = p.path[1:at] if p.path[0] == p.entry else tuple(reversed(p.path[at + 1 : -1]))
         cand = Candidate(p.uri, p.distance, (), via, p.entry, Relation.OnPathBetweenEntries, seq)
         seq += 1
-        found.append(_Found(cand, True, p.path, "path between entries"))
+        path = p.path if p.path[0] == p.entry else tuple(reversed(p.path))
+        found.append(_Found(cand, True, path, "path between entries"))
     if qs.tag_expansion_enabled:
-        usable = lambda uri: uri not in pool and emittable(uri)  # noqa: E731
-        for hit in tag_expansion(graph, sources, qs, usable, similarity):
+        blocked = np.zeros(len(corpus), dtype=bool) if allowed is None else ~allowed
+        blocked[corpus.indices(pool)] = True
+        for hit in tag_expansion(graph, corpus, sources, qs, blocked, sims):
             cand = Candidate(hit.uri, TAG_DISTANCE, (), (), hit.entry, Relation.SharesTag, seq)
             seq += 1
             how = "shares " + ", ".join("#" + t for t in hit.tags)
@@ -391,20 +399,46 @@ def _entry_note(
     limit: int,
     explain: bool,
 ) -> EntryNote:
-    focus = build_focus_note(graph, e.uri)
+    """The entry as a focus note with lists cut to ``entry_list_limit`` (a hub's thousand
+    backlinks are not worth their tokens here) and details of at most ``limit`` chars."""
+    info = graph.info(e.uri)
     n = qs.entry_list_limit
-    text, cut = details(e.uri, limit) if limit > 0 else ("", False)
-    focus = replace(
-        focus,
-        details=text,
-        children=focus.children[:n],
-        prior_siblings=focus.prior_siblings[-n:],
-        younger_siblings=focus.younger_siblings[:n],
-        inbound_references=focus.inbound_references[:n],
-        outbound_links=focus.outbound_links[:n],
+    parent = graph.parent(e.uri)
+    siblings = graph.children(parent) if parent is not None else ()
+    at = siblings.index(e.uri) if e.uri in siblings else len(siblings)
+
+    def listed(items: tuple[str, ...] | list[str]) -> tuple[UriAndTitle, ...]:
+        return tuple(_ut(graph, u) for u in items)
+
+    links = []
+    for link in graph.outlinks(e.uri)[:n]:
+        node = graph.nodes.get(link.target)
+        kind = node.kind if node is not None else "ghost"
+        title = node.title if node is not None else link.target.rsplit("/", 1)[-1]
+        links.append(
+            OutboundLink(link.target, title, link.predicate, None if kind == "note" else kind)
+        )
+    focus = FocusNote(
+        uri=e.uri,
+        title=info.title,
+        details="",
+        created_at=info.created or None,
+        parent=_ut(graph, parent) if parent is not None else None,
+        contextual_path=listed(graph.contextual_path(e.uri)),
+        children=listed(graph.children(e.uri)[:n]),
+        prior_siblings=listed(siblings[max(at - n, 0) : at]),
+        younger_siblings=listed(siblings[at + 1 : at + 1 + n]),
+        inbound_references=listed(graph.backlinks(e.uri)[:n]),
+        outbound_links=tuple(links),
+        tags=info.tags,
     )
     parts = EntryExplain(e.score, e.vector, e.lexical, e.tags, e.title) if explain else None
-    return EntryNote(focus, e.matched_by, cut, parts)
+    return _with_details(EntryNote(focus, e.matched_by, False, parts), details, limit)
+
+
+def _with_details(entry: EntryNote, details: _DetailSource, limit: int) -> EntryNote:
+    text, cut = details(entry.uri, limit) if limit > 0 else ("", False)
+    return replace(entry, note=replace(entry.note, details=text), details_truncated=cut)
 
 
 def _query_note(

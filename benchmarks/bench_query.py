@@ -1,0 +1,245 @@
+"""Query latency on synthetic vaults (10k and 100k notes), in process, index loaded.
+
+For each size N the script generates a vault with ``benchmarks/gen_vault.py``
+(reused from ``--cache`` when already there) and indexes it once. Embedding
+100k notes with MiniLM on 2 cores takes about an hour, so the *index* is built
+with ``RandomEmbedder``: a deterministic random unit vector of dimension 384
+per chunk text (the real model's dimension, so the matrix sizes and search
+costs are the real ones). Every *query* is embedded by the real model
+(``indexer.embed.SentenceTransformerEmbedder``), and that time is included in
+every figure below. Queries are unique strings, so no cache hides the model.
+
+Reported per size, p50 and p95 over ``--queries`` questions:
+
+* ``query()`` (budget 4000, JSON output), ``semantic_search``, ``lexical_search``,
+  ``hybrid_search``, ``hierarchical_search`` and, for comparison, the full
+  search it replaces (``semantic_search``) and the query embedding alone;
+* one-off costs: loading the index, the first query (building the per-snapshot
+  arrays), building vs loading the lexical index, building the hub table.
+
+Usage::
+
+    python benchmarks/bench_query.py --cache /tmp/vault-graphrag-bench [--sizes 10000 100000]
+        [--queries 100] [--out benchmarks/RESULTS.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from graphrag.api import VaultRAG  # noqa: E402
+from graphrag.corpus import build_corpus, corpus_for  # noqa: E402
+from graphrag.hubs import build_hubs  # noqa: E402
+from graphrag.lexical import FOLDER, build_lexical, lexical_index  # noqa: E402
+from indexer import build_index  # noqa: E402
+from indexer.embed import SentenceTransformerEmbedder  # noqa: E402
+
+DIM = 384
+WORDS = [
+    "budget",
+    "garden",
+    "river",
+    "harbor",
+    "recipe",
+    "festival",
+    "library",
+    "mountain",
+    "signal",
+    "journey",
+    "market",
+    "history",
+    "climate",
+    "museum",
+    "pattern",
+    "research",
+    "season",
+    "strategy",
+    "teacher",
+    "travel",
+]
+
+
+class RandomEmbedder:
+    """A unit vector per text, seeded by the text's hash: same text, same vector."""
+
+    name = "bench/random-384"
+    dim = DIM
+
+    def embed(
+        self, texts: Sequence[str], progress: Callable[[int], None] | None = None
+    ) -> np.ndarray:
+        out = np.empty((len(texts), DIM), dtype=np.float32)
+        for i, text in enumerate(texts):
+            seed = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+            out[i] = np.random.default_rng(seed).standard_normal(DIM)
+        if progress is not None:
+            progress(len(texts))
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+def prepare(cache: Path, notes: int) -> tuple[Path, Path, float]:
+    vault, index = cache / f"vault-{notes}", cache / f"index-{notes}"
+    if not (vault / ".generated").exists():
+        shutil.rmtree(vault, ignore_errors=True)
+        subprocess.run(
+            [
+                sys.executable,
+                str(ROOT / "benchmarks" / "gen_vault.py"),
+                str(vault),
+                "--notes",
+                str(notes),
+            ],
+            check=True,
+        )
+        (vault / ".generated").write_text("ok")
+    seconds = 0.0
+    if not (index / "manifest.json").exists():
+        started = time.perf_counter()
+        build_index(vault, index, embedder=RandomEmbedder())
+        seconds = time.perf_counter() - started
+    return vault, index, seconds
+
+
+def percentiles(times: list[float]) -> tuple[float, float]:
+    ordered = sorted(times)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return statistics.median(ordered) * 1000, p95 * 1000
+
+
+def questions(rag: VaultRAG, n: int, salt: str) -> list[str]:
+    rng = random.Random(f"{salt}-{n}")
+    titles = sorted(note.title for note in rag.graph.notes())
+    out = []
+    for i in range(n):
+        a, b = rng.sample(WORDS, 2)
+        out.append(f"What does {rng.choice(titles)} say about {a} and {b}? ({salt} {i})")
+    return out
+
+
+def bench_size(
+    cache: Path, notes: int, n_queries: int, embedder: SentenceTransformerEmbedder
+) -> dict:
+    vault, index, index_s = prepare(cache, notes)
+    started = time.perf_counter()
+    rag = VaultRAG.open(index, embedder=embedder, update=False)
+    snapshot = rag.snapshot
+    _ = snapshot.index.vectors  # the lazy FAISS load is part of opening
+    load_s = time.perf_counter() - started
+
+    started = time.perf_counter()
+    corpus = corpus_for(snapshot)
+    corpus_s = time.perf_counter() - started
+    lexical_dir = snapshot.index.generation / FOLDER
+    started = time.perf_counter()
+    build_lexical(corpus)
+    lexical_build_s = time.perf_counter() - started
+    lexical_index(corpus)  # saves it beside the generation if not there yet
+    fresh = build_corpus(snapshot.index, snapshot.graph)
+    started = time.perf_counter()
+    lexical_index(fresh)
+    lexical_load_s = time.perf_counter() - started if lexical_dir.exists() else float("nan")
+    started = time.perf_counter()
+    build_hubs(corpus, snapshot.graph, rag.settings.query)
+    hubs_s = time.perf_counter() - started
+    rag.hierarchical_search("warm up the hub table", top_k=10)
+    rag.query("warm up", budget=4000, seed=0)
+
+    row: dict = {
+        "notes": len(corpus),
+        "chunks": len(corpus.matrix),
+        "index_s": index_s,
+        "load_s": load_s,
+        "corpus_s": corpus_s,
+        "lexical_build_s": lexical_build_s,
+        "lexical_load_s": lexical_load_s,
+        "hubs_s": hubs_s,
+    }
+    calls: dict[str, Callable[[str], object]] = {
+        "embedding only": lambda q: embedder.embed([q]),
+        "query (budget 4000)": lambda q: rag.query(q, budget=4000, seed=0),
+        "semantic_search (full)": lambda q: rag.semantic_search(q, top_k=10),
+        "hierarchical_search": lambda q: rag.hierarchical_search(q, top_k=10),
+        "hybrid_search": lambda q: rag.hybrid_search(q, top_k=10),
+        "lexical_search": lambda q: rag.lexical_search(q, top_k=10),
+    }
+    hub_share = []
+    for name, call in calls.items():
+        times = []
+        for q in questions(rag, n_queries, name):
+            t0 = time.perf_counter()
+            result = call(q)
+            times.append(time.perf_counter() - t0)
+            if name == "hierarchical_search":
+                hub_share.append(len(result.hubs or ()))  # type: ignore[attr-defined]
+        row[name] = percentiles(times)
+    row["hubs_per_search"] = statistics.mean(hub_share) if hub_share else 0
+    return row
+
+
+def table(rows: list[dict]) -> str:
+    names = [k for k in rows[0] if isinstance(rows[0][k], tuple)]
+    head = "| call | " + " | ".join(f"{r['notes']:,} notes p50 / p95 (ms)" for r in rows) + " |"
+    lines = [head, "| --- |" + " --- |" * len(rows)]
+    for name in names:
+        cells = [f"{r[name][0]:.1f} / {r[name][1]:.1f}" for r in rows]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.append("| one-off | " + " | ".join(f"{r['notes']:,} notes" for r in rows) + " |")
+    lines.append("| --- |" + " --- |" * len(rows))
+    for key, label in (
+        ("chunks", "chunks (rows of the vector matrix)"),
+        ("index_s", "indexing with random vectors, s (0 = reused)"),
+        ("load_s", "open the index (graph + FAISS), s"),
+        ("corpus_s", "per-snapshot arrays (first query), s"),
+        ("lexical_build_s", "build the BM25 index, s"),
+        ("lexical_load_s", "load the saved BM25 index, s"),
+        ("hubs_s", "build the hub table, s"),
+    ):
+        cells = [f"{r[key]:,}" if isinstance(r[key], int) else f"{r[key]:.2f}" for r in rows]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cache", type=Path, default=Path("/tmp/vault-graphrag-bench"))
+    ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    ap.add_argument("--queries", type=int, default=100)
+    ap.add_argument("--out", type=Path, help="append the table to this Markdown file")
+    args = ap.parse_args(argv)
+    args.cache.mkdir(parents=True, exist_ok=True)
+    embedder = SentenceTransformerEmbedder()
+    embedder.load()
+    for _ in range(5):
+        embedder.embed(["warm up the model"])
+    rows = [bench_size(args.cache, n, args.queries, embedder) for n in args.sizes]
+    load = os.getloadavg()
+    text = (
+        f"{table(rows)}\n\nMachine: {os.cpu_count()} cores, load average {load[0]:.1f} during the run; "
+        f"query model {embedder.name} ({embedder.effective_dtype}); "
+        f"{args.queries} unique questions per call and size.\n"
+    )
+    print(text)
+    if args.out:
+        with open(args.out, "a", encoding="utf-8") as fh:
+            fh.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
