@@ -294,3 +294,11 @@ def test_provider_failure_is_one_line_not_a_traceback(index_dir: Path, fake_mode
 def test_cited_reads_wikilinks_with_aliases_and_headings() -> None:
     text = "See [[A/B|the b note]] and [[C#Heading]], not [[D]]."
     assert cited(text, ["C", "A/B", "E"]) == ["C", "A/B"]
+
+
+def test_a_missing_api_key_says_how_to_set_it(rag: VaultRAG, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("LLM_ECHO_NEEDS_KEY_KEY", raising=False)
+    with pytest.raises(ModelCallError, match="llm keys set echo-needs-key"):
+        rag.ask(QUESTION, model="echo-needs-key")
+    monkeypatch.setenv("LLM_ECHO_NEEDS_KEY_KEY", "k")
+    assert echoed(rag.ask(QUESTION, model="echo-needs-key").text)["key"] == "k"
