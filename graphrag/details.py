@@ -2,8 +2,8 @@
 
 Focus mode cuts a related note after its first ``truncate_length`` characters.
 With a question in hand the best-matching chunks are a better use of the same
-room: take chunks by similarity while they fit, then print them in document
-order, each under its heading path, with an ellipsis where text was left out.
+room: take chunks by similarity while they fit (and score at least half the
+best one), then print them in document order, each under its heading path, with an ellipsis where text was left out.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from .budget import ELLIPSIS, truncate
 from .corpus import Corpus
 
 GAP = f"\n\n{ELLIPSIS}\n\n"
+RELATIVE_FLOOR = 0.5  # a chunk must score at least half the note's best chunk
 
 
 def section_text(chunk: ChunkRow) -> str:
@@ -51,9 +52,14 @@ def query_details(
     scores = chunk_scores[lo:hi]
     texts = [section_text(c) for c in chunks]
     order = sorted(range(len(chunks)), key=lambda j: (-float(scores[j]), j))
+    best = float(scores[order[0]])
+    # Chunks far below the best one are noise, not context: leave the room unused.
+    floor = best * RELATIVE_FLOOR if best > 0 else float("-inf")
     chosen: list[int] = []
     used = 0
     for j in order:
+        if float(scores[j]) < floor:
+            break
         cost = len(texts[j]) + (len(GAP) if chosen else 0)
         if used + cost <= limit:
             chosen.append(j)

@@ -1,0 +1,123 @@
+"""``vault-graphrag query``, ``search`` and ``eval`` through CliRunner."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+import graphrag.api
+from graphrag.cli import cli
+from tests.conftest import write
+from tests.fakes import HashEmbedder
+from tests.query_vault import DIM
+
+FILES = {
+    "Dairy/Brine.md": "---\ntags: [cheese]\n---\n# Brine\n\nSalt brine for cheese wheels. [[Press]]\n",
+    "Dairy/Press.md": "---\ntags: [cheese]\n---\n# Press\n\nPressing cheese wheels before the brine.\n",
+    "Huts/Roof.md": "# Roof\n\nThe roof of the hut.\n",
+}
+
+
+@pytest.fixture
+def vault(tmp_path, monkeypatch):
+    """A small vault; the CLI's model is the hashing embedder."""
+    monkeypatch.setattr(
+        graphrag.api, "SentenceTransformerEmbedder", lambda *a, **k: HashEmbedder(DIM)
+    )
+    monkeypatch.setenv("VAULTRAG_EMBEDDING__MODEL", "test/hash-embedder")
+    root = tmp_path / "vault"
+    for rel, text in FILES.items():
+        write(root, rel, text)
+    return root
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_query_prints_json_by_default(vault):
+    code, out, _ = run("query", "salt brine cheese", "--vault", str(vault), "--seed", "1")
+    assert code == 0
+    data = json.loads(out)
+    assert data["query"] == "salt brine cheese"
+    assert data["entryNotes"][0]["uri"] == "Dairy/Brine"
+    assert data["tokens"]["used"] <= data["tokens"]["budget"] == 4000
+
+
+def test_query_prompt_budget_filters_and_explain(vault):
+    code, out, _ = run(
+        "query", "salt brine cheese", "--vault", str(vault), "--prompt", "--budget", "600"
+    )
+    assert code == 0 and out.startswith('CONTEXT:\n[1] Document: "Brine"')
+    code, out, _ = run("query", "pressing wheels roof", "--vault", str(vault), "--folder", "Huts")
+    data = json.loads(out)
+    assert [n["uri"] for n in data["entryNotes"] + data["relatedNotes"]] == ["Huts/Roof"]
+    code, out, _ = run("query", "brine", "--vault", str(vault), "--tag", "cheese", "--explain")
+    data = json.loads(out)
+    assert "explain" in data["entryNotes"][0] and "skipped" in data
+
+
+def test_query_says_when_nothing_is_relevant_and_rejects_empty_questions(vault):
+    code, out, err = run("query", "zeppelin hangar", "--vault", str(vault))
+    assert code == 0
+    assert json.loads(out)["entryNotes"] == []
+    assert "no note is relevant" in err
+    code, _, err = run("query", "  ", "--vault", str(vault))
+    assert code == 1 and "empty" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("mode", ["semantic", "lexical", "hybrid", "hierarchical"])
+def test_search_modes(vault, mode):
+    code, out, _ = run("search", "salt brine", "--vault", str(vault), "--mode", mode, "-k", "2")
+    assert code == 0
+    assert "Brine (Dairy/Brine)" in out.splitlines()[1 if mode == "hierarchical" else 0]
+    code, out, _ = run(
+        "search", "salt brine", "--vault", str(vault), "--mode", mode, "--json", "--tag", "cheese"
+    )
+    data = json.loads(out)
+    assert data["mode"] == mode and {r["uri"] for r in data["results"]} <= {
+        "Dairy/Brine",
+        "Dairy/Press",
+    }
+
+
+def test_search_graph_mode(vault):
+    code, out, _ = run("search", "salt brine", "--vault", str(vault), "--mode", "graph", "-k", "1")
+    assert code == 0
+    assert out.splitlines()[:2] == ["focus:", "  Brine (Dairy/Brine)"]
+    assert "  Press (Dairy/Press)" in out
+    code, out, _ = run("search", "salt", "--vault", str(vault), "--mode", "graph", "--json")
+    assert set(json.loads(out)) == {"query", "focus", "parents", "children"}
+
+
+def test_eval_runs_a_question_set(vault, tmp_path):
+    qa = tmp_path / "qa.jsonl"
+    qa.write_text(
+        json.dumps(
+            {"id": "q1", "question": "salt brine", "gold": ["Dairy/Brine"], "type": "single"}
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    code, out, _ = run(
+        "eval",
+        str(qa),
+        "--vault",
+        str(vault),
+        "--budget",
+        "500",
+        "--system",
+        "graphrag",
+        "--markdown",
+    )
+    assert code == 0
+    assert "| 500 | graphrag | 100.0 |" in out
+
+
+def test_commands_have_help_with_examples():
+    for name in ("query", "search", "eval"):
+        code, out, _ = run(name, "--help")
+        assert code == 0 and "vault-graphrag " + name in out
