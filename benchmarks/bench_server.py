@@ -11,7 +11,9 @@ What it does:
    name, so ``/query`` pays the real question-embedding cost against the 384-d index;
 4. drives each endpoint with ``--clients`` threads (keep-alive connections), bounded by
    ``--requests`` per endpoint and ``--seconds``, after ``--warmup`` unrecorded requests;
-5. prints requests/s and latency percentiles as a Markdown table.
+5. times ``/focus`` (one client) while ``POST /index`` re-indexes one edited note (restored
+   afterwards; ``--no-update`` skips this);
+6. prints requests/s and latency percentiles as a Markdown table.
 
 Usage::
 
@@ -122,9 +124,16 @@ def request(conn: http.client.HTTPConnection, path: str, body: dict) -> tuple[in
 
 
 def drive(
-    port: int, path: str, bodies: list[dict], clients: int, limit: int, seconds: float
+    port: int,
+    path: str,
+    bodies: list[dict],
+    clients: int,
+    limit: int,
+    seconds: float,
+    until: threading.Thread | None = None,
 ) -> dict[str, Any]:
-    """``clients`` threads share ``limit`` requests; stop at the limit or after ``seconds``."""
+    """``clients`` threads share ``limit`` requests; stop at the limit, after ``seconds``,
+    or when the ``until`` thread has finished."""
     lock = threading.Lock()
     latencies: list[float] = []
     errors: list[str] = []
@@ -135,7 +144,7 @@ def drive(
         nonlocal issued
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         i = offset
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and (until is None or until.is_alive()):
             with lock:
                 if issued >= limit:
                     break
@@ -179,6 +188,35 @@ def drive(
     }
 
 
+def during_update(port: int, vault: Path, bodies: list[dict], clients: int) -> tuple[dict, float]:
+    """/focus while ``POST /index`` re-indexes one edited note; the note is restored after."""
+    note = sorted(vault.rglob("*.md"))[len(bodies) % 97]
+    original = note.read_bytes()
+    note.write_bytes(original + b"\nOne more line, written by bench_server.py.\n")
+    took: list[float] = []
+
+    def reindex() -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+        started = time.perf_counter()
+        status, data = request(conn, "/index", {"wait": True})
+        took.append(time.perf_counter() - started)
+        if status != 200:
+            raise SystemExit(f"/index failed: {status} {data[:200]!r}")
+
+    try:
+        updater = threading.Thread(target=reindex)
+        updater.start()
+        time.sleep(0.05)
+        result = drive(port, "/focus", bodies, clients, 10**6, 600, until=updater)
+        result["endpoint"] = "/focus during /index"
+        updater.join()
+    finally:
+        note.write_bytes(original)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+        request(conn, "/index", {"wait": True})
+    return result, took[0] if took else 0.0
+
+
 def wait_ready(port: int, proc: subprocess.Popen, timeout: float = 180) -> None:
     """Until the server answers and its background preload (model, vectors, counts) is done."""
     deadline = time.monotonic() + timeout
@@ -205,6 +243,10 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=30, help="per endpoint, at most")
     ap.add_argument("--warmup", type=int, default=200, help="unrecorded requests per endpoint")
     ap.add_argument("--budget", type=int, default=2000)
+    ap.add_argument(
+        "--no-update", dest="update", action="store_false",
+        help="skip timing /focus while one edited note is re-indexed",
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--serve", nargs=3, metavar=("VAULT", "INDEX_DIR", "PORT"), help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -238,6 +280,10 @@ def main() -> None:
                 # A fresh slice of notes per run: no run re-asks what an earlier one asked.
                 fresh = measured[n * args.requests :] or measured
                 results.append(drive(port, path, fresh, clients, args.requests, args.seconds))
+        update_seconds = None
+        if args.update:
+            result, update_seconds = during_update(port, vault, focus_bodies[::-1], 1)
+            results.append(result)
     finally:
         proc.terminate()
         proc.wait(30)
@@ -256,6 +302,8 @@ def main() -> None:
         )
         if r["first_error"]:
             print(f"first error on {r['endpoint']}: {r['first_error']}")
+    if update_seconds is not None:
+        print(f"\nPOST /index after editing one note took {update_seconds:.1f} s (answers kept coming meanwhile).")
 
 
 if __name__ == "__main__":
