@@ -21,6 +21,7 @@ from graphrag.config import load_settings
 from graphrag.live import LiveIndex
 from graphrag.server import create_app
 from graphrag.server_settings import ServerSettings
+from indexer.store import write_lock
 from tests.conftest import write
 from tests.fakes import HashEmbedder
 
@@ -166,6 +167,29 @@ def test_changes_inside_the_index_folder_do_not_trigger_updates(sample_vault: Pa
     finally:
         live.stop()
     assert not live.watching
+
+
+def test_watcher_retries_while_another_indexer_holds_the_lock(sample_vault: Path) -> None:
+    rag = open_rag(sample_vault)
+    live = LiveIndex(rag, debounce_ms=50)
+    with write_lock(rag.index_dir):  # another `vault-graphrag index` is running
+        live.start()
+        try:
+            write(sample_vault, "Home.md", "# Home\n\nlocked out for now\n")
+            time.sleep(2.5)  # the first tick and the change both find the lock taken
+            assert "locked out" not in rag.focus("Home").focus_note.details
+        except BaseException:
+            live.stop()
+            raise
+    try:
+
+        def caught_up() -> bool:
+            """the change is indexed once the lock is free"""
+            return "locked out" in rag.focus("Home").focus_note.details
+
+        wait_until(caught_up)
+    finally:
+        live.stop()
 
 
 # -- atomic swaps ---------------------------------------------------------------------------
