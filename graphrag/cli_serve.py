@@ -103,6 +103,13 @@ config_option = click.option(
     help="Read the token from this file.",
 )
 @click.option(
+    "--allow-host",
+    "allow_hosts",
+    multiple=True,
+    metavar="NAME",
+    help="Also accept requests for this Host (the LAN name or address a phone uses); repeatable.",
+)
+@click.option(
     "--get",
     "get_path",
     metavar="PATH",
@@ -118,6 +125,7 @@ def serve(
     watch: bool | None,
     token: str | None,
     token_file: str | None,
+    allow_hosts: tuple[str, ...],
     get_path: str | None,
 ) -> None:
     """Serve VAULT over HTTP for the Obsidian plugin (JSON in and out; docs at /docs).
@@ -129,14 +137,17 @@ def serve(
 
     \b
     vault-graphrag serve ~/Notes
-    vault-graphrag serve ~/Notes --host 0.0.0.0 --token-file ~/.config/vault-graphrag.token
+    vault-graphrag serve ~/Notes --host 0.0.0.0 --token-file ~/.config/vault-graphrag.token \\
+        --allow-host 192.168.1.20
     vault-graphrag serve ~/Notes --get /status
-    curl -s localhost:8765/focus -d '{"note": "Project Alpha", "budget": 1500}'
+    curl -s --json '{"note": "Project Alpha", "budget": 1500}' localhost:8765/focus
     """
     overrides: dict[str, Any] = {}
     for key, value in (("host", host), ("port", port), ("watch", watch)):
         if value is not None:
             overrides[key] = value
+    if allow_hosts:
+        overrides["allowed_hosts"] = allow_hosts
     secret = _read_token(token, token_file)
     if secret is not None:
         overrides["token"] = secret

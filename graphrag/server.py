@@ -234,11 +234,13 @@ def _install_errors(app: FastAPI) -> None:
         return error_json(exc)
 
     @app.exception_handler(RequestValidationError)
-    async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
         first = exc.errors()[0] if exc.errors() else {}
         loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path")]
         field = ".".join(loc) or "body"
         message = first.get("msg", "invalid request")
+        if field == "body" and "json" not in request.headers.get("content-type", ""):
+            message = "send a JSON object with Content-Type: application/json"
         return JSONResponse(
             {"error": "invalid_request", "detail": f"{field}: {message}", "field": field},
             status_code=422,

@@ -283,6 +283,8 @@ def test_bad_query_parameter_and_bad_json(client: TestClient) -> None:
     assert (r.status_code, r.json()["field"]) == (422, "budget")
     r = client.post("/focus", content=b"{not json", headers={"content-type": "application/json"})
     assert r.status_code == 422 and r.json()["error"] == "invalid_request"
+    r = client.post("/focus", content=b'{"note": "Home"}', headers={"content-type": "text/plain"})
+    assert r.status_code == 422 and "Content-Type: application/json" in r.json()["detail"]
     r = client.post("/index", json={"full": True, "fast": True})
     assert (r.status_code, r.json()["field"]) == (422, "fast")
 
