@@ -145,8 +145,8 @@ def path_expansion(
     for a, b in combinations(entries, 2):
         na, nb = adj(a), adj(b)
         paths = [(a, x, b) for x in sorted(na & nb) if x not in ends and step_ok(x)]
-        if settings.path_max_length >= 3:
-            paths += _three_step(a, b, na, nb, adj, step_ok, ends, similarity)
+        if settings.path_max_length >= 3 and len(paths) < PATHS_PER_PAIR:
+            paths += _three_step(a, b, na, nb, adj, step_ok, ends, similarity, cap)
         # Shorter first, then the ones through notes closer to the question.
         paths.sort(key=lambda p: (len(p), -sum(similarity(u) for u in p[1:-1]) / (len(p) - 2), p))
         for path in paths[:PATHS_PER_PAIR]:
@@ -167,10 +167,13 @@ def _three_step(
     step_ok: Callable[[str], bool],
     ends: set[str],
     similarity: Callable[[str], float],
+    cap: int,
 ) -> list[tuple[str, ...]]:
     """Paths a - x - y - b, walked from the entry with fewer neighbours."""
     flip = len(na) > len(nb)
     near, far = (nb, na) if flip else (na, nb)
+    if len(near) > cap:  # both entries are hubs: any path between them is noise
+        return []
     # First steps: the ones closest to the question. Building every neighbour's
     # neighbourhood would cost more than the rest of the query.
     steps = sorted(

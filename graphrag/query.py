@@ -104,7 +104,7 @@ def run_query(
             (),
             budget,
             0,
-            message=nothing_found(question, filters_json),
+            message=nothing_found(question, filters_json, graph),
             filters=filters_json,
         )
 
@@ -193,9 +193,14 @@ def run_query(
     )
 
 
-def nothing_found(question: ParsedQuery, filters: dict | None) -> str:
+def nothing_found(question: ParsedQuery, filters: dict | None, graph: VaultGraph) -> str:
     where = " among the notes the filters keep" if filters else ""
-    tags = f" (no note has {', '.join('#' + t for t in question.tags)})" if question.tags else ""
+    missing = [
+        t
+        for t in question.tags
+        if not any(n == t or n.startswith(t + "/") for n in graph.tag_members)
+    ]
+    tags = f" (no note has {', '.join('#' + t for t in missing)})" if missing else ""
     return f"no note is relevant to {question.text!r}{where}{tags}"
 
 
