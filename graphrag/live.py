@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from indexer import IndexStats
+from indexer.store import read_manifest
 
 from .api import VaultRAG
 from .errors import IndexBusyError, VaultError, VaultRAGError
@@ -57,6 +58,7 @@ class LiveIndex:
         started = time.time()
         try:
             stats = self.rag.index(full=full)
+            self._follow_manifest()
             self.warm()
         except VaultRAGError as exc:
             self._record(started, reason, error=str(exc))
@@ -69,6 +71,17 @@ class LiveIndex:
             return stats
         finally:
             self._lock.release()
+
+    def _follow_manifest(self) -> None:
+        """Serve the committed generation even if another process made it.
+
+        ``VaultRAG.index`` reloads only when it changed something itself; after a
+        ``vault-graphrag index`` run elsewhere it finds the index up to date and
+        would keep serving the older snapshot.
+        """
+        committed = (read_manifest(self.rag.index_dir) or {}).get("generation")
+        if committed != self.rag.snapshot.index.manifest.get("generation"):
+            self.rag.reload()
 
     def warm(self, counts: bool = False) -> None:
         """Load the current generation's vectors now, not on the first query that needs them.

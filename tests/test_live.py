@@ -99,6 +99,17 @@ def test_a_failed_update_is_recorded_and_the_old_snapshot_kept(sample_vault: Pat
     assert not live.updating
 
 
+def test_an_update_adopts_a_generation_another_process_committed(sample_vault: Path) -> None:
+    served = open_rag(sample_vault)
+    live = LiveIndex(served)
+    write(sample_vault, "Home.md", "# Home\n\nindexed by someone else\n")
+    elsewhere = open_rag(sample_vault)  # like `vault-graphrag index` in another terminal
+    assert "indexed by someone else" in elsewhere.focus("Home").focus_note.details
+    assert "indexed by someone else" not in served.focus("Home").focus_note.details
+    assert live.update().up_to_date  # nothing left to index here...
+    assert "indexed by someone else" in served.focus("Home").focus_note.details  # ...but reloaded
+
+
 def test_watch_filter_skips_index_and_dot_folders(sample_vault: Path) -> None:
     rag = open_rag(sample_vault)
     live = LiveIndex(rag)
