@@ -30,7 +30,7 @@ from .config import IndexConfig
 from .embed import Embedder, SentenceTransformerEmbedder
 from .errors import IndexMissingError, IndexStaleError, VaultError
 from .graphbuild import VaultGraphBuild, build_graph
-from .notes_io import note_from_row, note_to_row
+from .notes_io import LIGHT_COLUMNS, note_from_row, note_to_row
 from .parse import ParsedNote, content_hash, parse_note
 from .scan import FileEntry, scan_vault
 from .store import GenerationWriter, open_generation, read_manifest, write_lock
@@ -301,7 +301,7 @@ def _build_locked(
 
     kept = []
     if prev_db is not None and unchanged:
-        kept = _load_notes(prev_db, unchanged)
+        kept = _load_notes(prev_db, unchanged, with_text=reembed_all)
     all_notes = kept + parsed
     built = _graph(all_notes, attachments, config)
     stats.warnings.extend(built.warnings)
@@ -404,9 +404,12 @@ def current_uri(path: str) -> str:
     return path[:-3] if path.lower().endswith(".md") else path
 
 
-def _load_notes(db, paths: list[str]) -> list[ParsedNote]:  # noqa: ANN001
+def _load_notes(db, paths: list[str], with_text: bool = False) -> list[ParsedNote]:  # noqa: ANN001
+    """Stored parses of unchanged notes. The graph needs no body, properties or
+    headings, and skipping them keeps a one-note update of a large vault fast."""
     wanted = set(paths)
-    rows = db.execute("SELECT * FROM notes")
+    columns = "*" if with_text else LIGHT_COLUMNS
+    rows = db.execute(f"SELECT {columns} FROM notes")
     return [note_from_row(r) for r in rows if r[1] in wanted]
 
 

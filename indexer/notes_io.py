@@ -8,6 +8,11 @@ from typing import Any
 
 from .parse import Heading, Link, ParsedNote
 
+# The notes table's columns with body, properties and headings replaced by empty values.
+LIGHT_COLUMNS = (
+    "uri, path, title, '', aliases, tags, '{}', '[]', raw_links, created, modified, ord, "
+    "hash, size, mtime_ns, warnings"
+)
 LINK_FIELDS = ("kind", "target", "subpath", "display", "property", "line", "markdown")
 
 

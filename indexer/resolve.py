@@ -79,12 +79,22 @@ class Resolver:
                 for alias in aliases[uri]:
                     self.aliases.setdefault(alias.casefold(), uri)
         self.ghosts: dict[str, str] = {}
+        self._memo: dict[tuple[str, str, bool], Target] = {}
 
     def resolve(self, target: str, source_uri: str, markdown: bool = False) -> Target:
         written = target.strip().replace("\\", "/")
         if not written:
             return Target(source_uri, "self")
         source_dir = posixpath.dirname(source_uri)
+        # Hub notes repeat the same targets thousands of times: the answer depends only
+        # on what was written, where, and how.
+        key = (written, source_dir, markdown)
+        hit = self._memo.get(key)
+        if hit is None:
+            hit = self._memo[key] = self._resolve(written, source_dir, markdown)
+        return hit
+
+    def _resolve(self, written: str, source_dir: str, markdown: bool) -> Target:
         relative = markdown or written.startswith(("./", "../"))
         absolute = _normalise(written.lstrip("/"))
         beside = (
