@@ -194,7 +194,7 @@ class _PackedBaseline:
 
         snapshot = self.rag.snapshot  # one generation for the whole run
         corpus = corpus_for(snapshot)
-        vectors = self.vectors or QueryVectors(self.rag.embedder, questions)
+        vectors = self.vectors = self.vectors or QueryVectors(self.rag.embedder, questions)
         ranked = self.rankings(corpus, questions)
         # Query-aware details need each question's chunk scores, as query mode has.
         chunk_scores = vectors.matrix @ corpus.matrix.T if len(corpus.matrix) else None
@@ -215,8 +215,7 @@ class VectorSystem(_PackedBaseline):
     name = "vector"
 
     def rankings(self, corpus: Corpus, questions: Sequence[Question]) -> list[list[str]]:
-        vectors = self.vectors or QueryVectors(self.rag.embedder, questions)
-        self.vectors = vectors
+        vectors = self.vectors = self.vectors or QueryVectors(self.rag.embedder, questions)
         return rank_by_vector(corpus, vectors.matrix)
 
 
