@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import random
 import sys
@@ -74,7 +75,7 @@ def main() -> None:
     for uri in picked:
         json.dumps(rag.focus(uri, seed=args.seed).to_json(), ensure_ascii=False)
     plain = time.perf_counter() - start
-    rows.append(("plain loop (rag.focus + JSON)", "-", args.n / plain, plain, 0))
+    rows.append(("plain loop (rag.focus + JSON)", "-", args.n / plain, plain, 0, load()))
 
     reference: dict[int, str] | None = None
     for label, workers, kind in RUNS:
@@ -89,16 +90,21 @@ def main() -> None:
         if reference is None:
             reference = records
         assert records == reference, f"{label}: records differ from the 1-worker run"
-        rows.append((label, stats.executor, stats.rate, stats.seconds, stats.errors))
+        rows.append((label, stats.executor, stats.rate, stats.seconds, stats.errors, load()))
         print(f"{label}: {stats.rate:.1f}/s", file=sys.stderr)
 
     print(f"\n{Path(args.vault).name}: {len(notes)} notes, {args.n} focus contexts, default "
           f"budget, seed {args.seed}, cold token-count cache per run; "
           f"Python {platform.python_version()}\n")
-    print("| run | executor | contexts/s | seconds | errors |")
-    print("| --- | --- | ---: | ---: | ---: |")
-    for label, kind, rate, seconds, errors in rows:
-        print(f"| {label} | {kind} | {rate:.1f} | {seconds:.1f} | {errors} |")
+    print("| run | executor | contexts/s | seconds | errors | load avg (1 min) after |")
+    print("| --- | --- | ---: | ---: | ---: | ---: |")
+    for label, kind, rate, seconds, errors, after in rows:
+        print(f"| {label} | {kind} | {rate:.1f} | {seconds:.1f} | {errors} | {after:.1f} |")
+
+
+def load() -> float:
+    """Other work on the machine skews every figure: print it beside them."""
+    return os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .answer import ask_prompt, focus_context, generate, query_context, resolve, summary_prompt
 from .errors import VaultRAGError
@@ -229,9 +229,29 @@ def _init_worker(rag: VaultRAG | None, spec: tuple[Any, ...] | None) -> None:
         _WORKER_RAG = VaultRAG(vault, index_dir, settings, embedder)
 
 
-def _retrieve_in_worker(item: Item, options: dict[str, Any]) -> dict[str, Any]:
+class Line(NamedTuple):
+    """A finished record, serialised where it was made (a worker), ready to write."""
+
+    text: str  # one JSON object, no newline
+    error: str | None  # the error, saying where (line or id), if the item failed
+
+
+def finished(record: dict[str, Any]) -> Line:
+    error = _describe(record) if record.get("error") else None
+    return Line(json.dumps(record, ensure_ascii=False), error)
+
+
+def retrieve_step(rag: VaultRAG, item: Item, options: dict[str, Any]) -> dict[str, Any] | Line:
+    """Retrieval; a record still waiting for the model, or the finished line."""
+    record = retrieve(rag, item, **options)
+    if options.get("with_model") and record["error"] is None:
+        return record
+    return finished(record)
+
+
+def _retrieve_in_worker(item: Item, options: dict[str, Any]) -> dict[str, Any] | Line:
     assert _WORKER_RAG is not None
-    return retrieve(_WORKER_RAG, item, **options)
+    return retrieve_step(_WORKER_RAG, item, options)
 
 
 def retrieve(
@@ -281,6 +301,10 @@ def _head(item: Item) -> dict[str, Any]:
     if item.question is not None:
         record["question"] = item.question
     return record
+
+
+def answer_step(model: llm.Model, record: dict[str, Any], options: dict[str, Any]) -> Line:
+    return finished(answer(model, record, options))
 
 
 def answer(
@@ -443,7 +467,7 @@ def run_batch(
     )
     start = time.perf_counter()
     rag.snapshot  # noqa: B018 - load the index once, before any worker forks or threads
-    results: queue.Queue[tuple[str, Item, Any]] = queue.Queue()
+    results: queue.Queue[tuple[Item, Any]] = queue.Queue()
     pool, stats.executor = _executor(rag, workers, executor)
     model_pool = ThreadPoolExecutor(max(model_workers, 1), thread_name_prefix="model")
     in_flight = 0
@@ -452,18 +476,18 @@ def run_batch(
 
     def submit_retrieval(item: Item) -> None:
         if item.error is not None:
-            results.put(("record", item, {"id": None, "line": item.line, "error": item.error}))
+            results.put((item, finished({"id": None, "line": item.line, "error": item.error})))
             return
         if stats.executor == "thread":
-            fut = pool.submit(retrieve, rag, item, **retrieval_options)
+            fut = pool.submit(retrieve_step, rag, item, retrieval_options)
         else:
             fut = pool.submit(_retrieve_in_worker, item, retrieval_options)
-        fut.add_done_callback(lambda f: results.put(("retrieved", item, f)))
+        fut.add_done_callback(lambda f: results.put((item, f)))
 
     def submit_model(item: Item, record: dict[str, Any]) -> None:
         assert chosen is not None
-        fut = model_pool.submit(answer, chosen, record, opts)
-        fut.add_done_callback(lambda f: results.put(("record", item, f)))
+        fut = model_pool.submit(answer_step, chosen, record, opts)
+        fut.add_done_callback(lambda f: results.put((item, f)))
 
     try:
         with _Interrupt(notify) as interrupt, open(out, "a", encoding="utf-8") as fh:
@@ -477,26 +501,25 @@ def run_batch(
                 if in_flight == 0:
                     break
                 try:
-                    what, item, payload = results.get(timeout=0.2)
+                    item, payload = results.get(timeout=0.2)
                 except queue.Empty:
                     interrupt.check()
                     continue
-                record = _outcome(item, payload)
-                if what == "retrieved" and chosen is not None and record["error"] is None:
-                    submit_model(item, record)
+                outcome = _outcome(item, payload)
+                if not isinstance(outcome, Line):  # retrieved; the model is next
+                    submit_model(item, outcome)
                     continue
                 in_flight -= 1
                 interrupt.writing = True
-                fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+                fh.write(outcome.text + "\n")
                 fh.flush()
                 interrupt.writing = False
                 stats.done += 1
-                failed = _describe(record) if record.get("error") else None
-                if failed:
+                if outcome.error:
                     stats.errors += 1
-                    stats.error_lines.append(failed)
+                    stats.error_lines.append(outcome.error)
                 if progress is not None:
-                    progress({**stats.to_json(), "lastError": failed})
+                    progress({**stats.to_json(), "lastError": outcome.error})
                 interrupt.check()
             stats.interrupted = interrupt.stop.is_set() and stats.done + stats.skipped < stats.total
     except KeyboardInterrupt:
@@ -511,14 +534,14 @@ def run_batch(
     return stats
 
 
-def _outcome(item: Item, payload: Any) -> dict[str, Any]:
-    if not isinstance(payload, Future):
-        return dict(payload)
+def _outcome(item: Item, payload: Line | Future[Any]) -> dict[str, Any] | Line:
+    if isinstance(payload, Line):
+        return payload
     try:
-        record: dict[str, Any] = payload.result()
-        return record
+        result: dict[str, Any] | Line = payload.result()
+        return result
     except Exception as exc:  # a worker died (BrokenProcessPool, pickling): record, go on
-        return {**_head(item), "error": f"{type(exc).__name__}: {exc}", "seconds": {}}
+        return finished({**_head(item), "error": f"{type(exc).__name__}: {exc}", "seconds": {}})
 
 
 def _describe(record: dict[str, Any]) -> str:
