@@ -71,17 +71,20 @@ def main() -> None:
 
     rows = []
     cold()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), cpu_seconds()
     for uri in picked:
         json.dumps(rag.focus(uri, seed=args.seed).to_json(), ensure_ascii=False)
     plain = time.perf_counter() - start
-    rows.append(("plain loop (rag.focus + JSON)", "-", args.n / plain, plain, 0, load()))
+    rows.append(("plain loop (rag.focus + JSON)", "-", args.n / plain, plain,
+                 cpu_seconds() - cpu, 0, load()))
 
     reference: dict[int, str] | None = None
     for label, workers, kind in RUNS:
         out = work / f"out-{workers}-{kind}.jsonl"
         cold()
+        cpu = cpu_seconds()
         stats = run_batch(rag, items, out, seed=args.seed, workers=workers, executor=kind)
+        cpu = cpu_seconds() - cpu  # worker processes are counted once they have exited
         records = {}
         with open(out, encoding="utf-8") as fh:
             for line in fh:
@@ -90,16 +93,26 @@ def main() -> None:
         if reference is None:
             reference = records
         assert records == reference, f"{label}: records differ from the 1-worker run"
-        rows.append((label, stats.executor, stats.rate, stats.seconds, stats.errors, load()))
+        rows.append((label, stats.executor, stats.rate, stats.seconds, cpu, stats.errors, load()))
         print(f"{label}: {stats.rate:.1f}/s", file=sys.stderr)
 
     print(f"\n{Path(args.vault).name}: {len(notes)} notes, {args.n} focus contexts, default "
           f"budget, seed {args.seed}, cold token-count cache per run; "
           f"Python {platform.python_version()}\n")
-    print("| run | executor | contexts/s | seconds | errors | load avg (1 min) after |")
-    print("| --- | --- | ---: | ---: | ---: | ---: |")
-    for label, kind, rate, seconds, errors, after in rows:
-        print(f"| {label} | {kind} | {rate:.1f} | {seconds:.1f} | {errors} | {after:.1f} |")
+    print("| run | executor | contexts/s | seconds | CPU ms / context | cores used | errors "
+          "| load avg after |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for label, kind, rate, seconds, cpu, errors, after in rows:
+        print(f"| {label} | {kind} | {rate:.1f} | {seconds:.1f} | {cpu / args.n * 1000:.1f} "
+              f"| {cpu / seconds:.2f} | {errors} | {after:.1f} |")
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and its finished children (the worker processes)."""
+    import resource
+
+    me, kids = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def load() -> float:
