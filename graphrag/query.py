@@ -125,6 +125,9 @@ def run_query(
     ranked, dropped = _rank(graph, corpus, found, qs, fs, rng, now, similarity)
 
     chunk_text = _DetailSource(index, corpus, chunk_scores)
+    # In the prompt, part of the budget is kept for the [Connection] lines, which are
+    # counted too and would otherwise never fit after the notes have filled it.
+    reserve = int(budget * qs.connection_budget_share) if output == "prompt" else 0
     docs: list[Doc] = []
     skipped: list[SkippedNote] = list(dropped)
     used = 0
@@ -135,11 +138,11 @@ def run_query(
         if doc is None:
             return None
         tokens = tokenizer.count(render(doc, len(docs) + 1))
-        if tokens > budget - used and isinstance(doc, EntryNote) and doc.note.details:
+        if tokens > budget - reserve - used and isinstance(doc, EntryNote) and doc.note.details:
             shorter = make(MIN_ENTRY_CHARS)  # an entry that does not fit: its best chunk
             if shorter is not None:
                 doc, tokens = shorter, tokenizer.count(render(shorter, len(docs) + 1))
-        if tokens > budget - used:
+        if tokens > budget - reserve - used:
             skipped.append(SkippedNote(doc.uri, doc.title, "budget", tokens))
             return None
         docs.append(doc)
@@ -160,7 +163,7 @@ def run_query(
         fit(lambda limit, b=bare, n=entry_limit: _with_details(b, chunk_text, limit or n))
     for item in ranked:
         cand = item.found.cand
-        left = budget - used
+        left = budget - reserve - used
         if len(docs) >= qs.max_documents or left < MIN_NOTE_TOKENS:
             if not explain:
                 break

@@ -109,12 +109,17 @@ def connection_lines(graph: VaultGraph, docs: Sequence[Doc]) -> list[str]:
 
 def _ways(graph: VaultGraph, a: str, b: str, titles: dict[str, str]) -> list[str]:
     ways: list[str] = []
+    links = []
     for src, dst in ((a, b), (b, a)):
         for link in graph.outlinks(src):
             if link.target == dst:
                 prop = f" (property {link.predicate})" if link.predicate else ""
-                ways.append(f"a link: {titles[src]} links to {titles[dst]}{prop}")
+                links.append(f"{titles[src]} links to {titles[dst]}{prop}")
                 break
+    if len(links) == 2:
+        ways.append(f"links both ways: {links[0]}, {links[1]}")
+    elif links:
+        ways.append(f"a link: {links[0]}")
     for child, parent in ((a, b), (b, a)):
         if graph.parent(child) == parent:
             ways.append(f"the hierarchy: {titles[parent]} is the parent of {titles[child]}")

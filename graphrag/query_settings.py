@@ -62,6 +62,7 @@ class QuerySettings:
     entry_budget_share: float = 0.5
     entry_list_limit: int = 10
     max_connections: int = 30
+    connection_budget_share: float = 0.05
     # -- searches ------------------------------------------------------------------------
     default_top_k: int = 10
     rrf_k: int = 60

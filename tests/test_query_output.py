@@ -185,3 +185,21 @@ def test_query_details_fit_the_entry_share_of_a_small_budget(tmp_path):
     assert entry.details_truncated and len(entry.note.details) < len(body) / 3
     assert "## Plan > Part 7\nHarvest plan keyword7." in entry.note.details
     assert result.tokens_used <= 300
+
+
+def test_the_prompt_keeps_room_for_connection_lines(tmp_path):
+    links = " ".join(f"[[Part {i}]]" for i in range(8))
+    files = {"Hub.md": f"# Hub\n\nHarvest plan overview. {links}\n"}
+    files.update(
+        {f"Part {i}.md": f"# Part {i}\n\nHarvest plan step {i}. " + FILLER * 3 for i in range(8)}
+    )
+    rag = make_rag(tmp_path, files)
+    share = rag.settings.query.connection_budget_share
+    for budget in range(300, 1600, 50):
+        result = rag.query("harvest plan overview", budget=budget, seed=0, output="prompt")
+        docs = [*result.entries, *result.related]
+        notes = sum(rag.tokenizer.count(doc_block(d, n)) for n, d in enumerate(docs, start=1))
+        assert notes <= budget - int(budget * share)  # the notes leave the reserve alone
+        assert result.tokens_used <= budget
+        if len(docs) >= 2:
+            assert result.connections  # Hub links to every part
