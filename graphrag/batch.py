@@ -336,6 +336,10 @@ def run_batch(
         budget=budget, seed=seed, system=system, task=task, with_model=chosen is not None
     )
     start = time.perf_counter()
+    try:
+        fh = open(out, "a", encoding="utf-8")  # noqa: SIM115 - closed by the with below
+    except OSError as exc:
+        raise BatchError(f"{out}: cannot write the output file ({exc.strerror})") from exc
     rag.snapshot  # noqa: B018 - load the index once, before any worker forks or threads
     results: queue.Queue[tuple[Item, Any]] = queue.Queue()
     pool, stats.executor = _executor(rag, workers, executor)
@@ -360,7 +364,7 @@ def run_batch(
         fut.add_done_callback(lambda f: results.put((item, f)))
 
     try:
-        with _Interrupt(notify) as interrupt, open(out, "a", encoding="utf-8") as fh:
+        with _Interrupt(notify) as interrupt, fh:
             while True:
                 while not interrupt.stop.is_set() and in_flight < limit:
                     item = next(queued, None)

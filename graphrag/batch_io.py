@@ -57,7 +57,7 @@ def read_items(path: str | os.PathLike[str], mode: str = "auto") -> list[Item]:
     if mode not in ("auto", *MODES):
         raise BatchError(f"mode {mode!r} is unknown; expected auto, {', '.join(MODES)}")
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(path, encoding="utf-8-sig") as fh:
             lines = fh.read().splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise BatchError(f"{path}: cannot read the input file ({exc})") from exc

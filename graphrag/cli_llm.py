@@ -207,6 +207,9 @@ def batch(
         if input_file
         else note_items(rag, folder, tag, mode or "summarise")
     )
+    if not items:
+        where = "the input file" if input_file else "--folder/--tag"
+        raise click.ClickException(f"nothing to do: no items in {where}")
     bar = _Bar(sys.stderr.isatty() if progress is None else progress)
     try:
         stats = run_batch(

@@ -398,3 +398,19 @@ def test_example_questions_to_csv(index_dir: Path, tmp_path: Path, fake_model: N
         in_context = "[[Places/Huts/Spring Box]]" in row["sources"]
         assert row["cited"] == ("[[Places/Huts/Spring Box]]" if in_context else "")
     assert "[[Places/Huts/Spring Box]]" in rows[0]["sources"]
+
+
+def test_nothing_to_do_and_unwritable_output_are_clear_errors(
+    rag: VaultRAG, index_dir: Path, tmp_path: Path, fake_model: None
+) -> None:
+    code, _, err = run("batch", "--folder", "No/Such/Folder", "--vault", str(VAULT),
+                       "--index-dir", str(index_dir), "--out", str(tmp_path / "o.jsonl"))
+    assert code == 1 and "nothing to do: no items in --folder/--tag" in err
+    with pytest.raises(BatchError, match="cannot write the output file"):
+        run_batch(rag, [Item(1, 1, "focus", "Pressing")], tmp_path / "missing" / "o.jsonl")
+
+
+def test_input_may_start_with_a_byte_order_mark(tmp_path: Path) -> None:
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b'\xef\xbb\xbf{"id": 1, "note": "Pressing"}\n')
+    assert read_items(path) == [Item(1, 1, "focus", "Pressing")]
