@@ -1,0 +1,110 @@
+"""Query mode's notes as returned: entry notes (focus notes with short lists) and
+related notes (focus mode's shape), with query-aware details."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from indexer.load import IndexSnapshot
+
+from .corpus import Corpus
+from .details import query_details
+from .entry import Entry
+from .expand import shared_tags
+from .focus import related_note
+from .focus_settings import FocusSettings
+from .graph import VaultGraph
+from .model import FocusNote, OutboundLink, UriAndTitle
+from .query_model import EntryExplain, EntryNote, QueryNote
+from .query_score import Ranked
+from .query_settings import QuerySettings
+from .render import path_text
+
+
+class DetailSource:
+    def __init__(self, index: IndexSnapshot, corpus: Corpus, chunk_scores: np.ndarray) -> None:
+        self.index = index
+        self.corpus = corpus
+        self.chunk_scores = chunk_scores
+
+    def __call__(self, uri: str, limit: int) -> tuple[str, bool]:
+        return query_details(self.index, self.corpus, uri, self.chunk_scores, limit)
+
+
+def _ut(graph: VaultGraph, uri: str) -> UriAndTitle:
+    return UriAndTitle(uri, graph.info(uri).title if uri in graph else uri)
+
+
+def entry_note(
+    graph: VaultGraph,
+    e: Entry,
+    details: DetailSource,
+    qs: QuerySettings,
+    limit: int,
+    explain: bool,
+) -> EntryNote:
+    """The entry as a focus note with lists cut to ``entry_list_limit`` (a hub's thousand
+    backlinks are not worth their tokens here) and details of at most ``limit`` chars."""
+    info = graph.info(e.uri)
+    n = qs.entry_list_limit
+    parent = graph.parent(e.uri)
+    siblings = graph.children(parent) if parent is not None else ()
+    at = siblings.index(e.uri) if e.uri in siblings else len(siblings)
+
+    def listed(items: tuple[str, ...] | list[str]) -> tuple[UriAndTitle, ...]:
+        return tuple(_ut(graph, u) for u in items)
+
+    links = []
+    for link in graph.outlinks(e.uri)[:n]:
+        node = graph.nodes.get(link.target)
+        kind = node.kind if node is not None else "ghost"
+        title = node.title if node is not None else link.target.rsplit("/", 1)[-1]
+        links.append(
+            OutboundLink(link.target, title, link.predicate, None if kind == "note" else kind)
+        )
+    focus = FocusNote(
+        uri=e.uri,
+        title=info.title,
+        details="",
+        created_at=info.created or None,
+        parent=_ut(graph, parent) if parent is not None else None,
+        contextual_path=listed(graph.contextual_path(e.uri)),
+        children=listed(graph.children(e.uri)[:n]),
+        prior_siblings=listed(siblings[max(at - n, 0) : at]),
+        younger_siblings=listed(siblings[at + 1 : at + 1 + n]),
+        inbound_references=listed(graph.backlinks(e.uri)[:n]),
+        outbound_links=tuple(links),
+        tags=info.tags,
+    )
+    parts = EntryExplain(e.score, e.vector, e.lexical, e.tags, e.title) if explain else None
+    return with_details(EntryNote(focus, e.matched_by, False, parts), details, limit)
+
+
+def with_details(entry: EntryNote, details: DetailSource, limit: int) -> EntryNote:
+    text, cut = details(entry.uri, limit) if limit > 0 else ("", False)
+    return replace(entry, note=replace(entry.note, details=text), details_truncated=cut)
+
+
+def query_note(
+    graph: VaultGraph,
+    item: Ranked,
+    details: DetailSource,
+    fs: FocusSettings,
+    explain: bool,
+) -> QueryNote:
+    f = item.found
+    cand = f.cand
+    text, cut = details(cand.uri, fs.truncate_length)
+    note = related_note(graph, cand, text, cut)
+    focus = _ut(graph, cand.origin)
+    how = f.how or path_text(focus.title, note)
+    return QueryNote(
+        note=note,
+        focus=focus,
+        shared_tags=shared_tags(graph, cand.origin, cand.uri),
+        distance=cand.depth,
+        path=tuple(_ut(graph, u) for u in f.path),
+        explain=replace(item.explain, path=how) if explain else None,
+    )

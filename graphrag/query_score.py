@@ -1,0 +1,160 @@
+"""Query mode's rerank: how a found note's graph relevance, its similarity to the
+question and its recency become one score (DESIGN section 4, query mode, step 3).
+
+``score = graph_weight * relevance + vector_weight * similarity + recency``:
+
+* relevance is focus mode's score (relation weight, depth bonus, jitter; no
+  recency) divided by its maximum, times the note's entry score divided by the
+  best entry's: a note reached from a weak entry is weak evidence;
+* similarity is the cosine of the note's best chunk, or, for a note one hop from
+  its entry, of the entry's passage that links to it if that is higher;
+* recency is ``recency_bonus * exp(-age_days / recency_half_days)`` for notes
+  whose front matter dates them (a file's mtime says when the vault was copied
+  as often as when the note was written).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .corpus import Corpus
+from .entry import Entry
+from .focus_settings import FocusSettings
+from .graph import VaultGraph
+from .model import Relation, SkippedNote
+from .query_model import QueryExplain
+from .query_settings import QuerySettings
+from .score import SECONDS_PER_DAY, score
+from .traverse import Candidate
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    cand: Candidate
+    close: bool
+    path: tuple[str, ...]
+    how: str  # explain text of the path
+    weight: float = 1.0  # its entry's score relative to the best entry's
+    context: float = -1.0  # cosine of the entry passage that links to it, if any
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    found: Found
+    explain: QueryExplain
+
+
+def link_context(
+    corpus: Corpus, entries: list[Entry], chunk_scores: np.ndarray
+) -> dict[str, dict[str, float]]:
+    """entry -> link target -> cosine of the entry's passage (chunk) holding the link.
+
+    The bridge of a multi-hop question: "who runs the cellar?" matches the cellar
+    note's passage "run by [[Mira Halvorsen]]", not Mira's own note. A link in front
+    matter (``keeper: [[Tobias]]``) belongs to the whole note: its best passage."""
+    out: dict[str, dict[str, float]] = {}
+    for e in entries:
+        lo, hi = corpus.chunk_rows(e.index)
+        if hi == lo:
+            continue
+        lines = corpus.rows(
+            "SELECT start_line, end_line FROM chunks WHERE uri = ? ORDER BY seq", (e.uri,)
+        )
+        if len(lines) != hi - lo:
+            continue
+        scores = chunk_scores[lo:hi]
+        best = float(scores.max())
+        found: dict[str, float] = {}
+        for target, line, kind in corpus.rows(
+            "SELECT target, line, kind FROM links WHERE source = ? AND hierarchy = 0", (e.uri,)
+        ):
+            if kind == "property":
+                sim = best
+            else:
+                sim = max(
+                    (float(scores[j]) for j, (a, b) in enumerate(lines) if a <= (line or 0) < b),
+                    default=-1.0,
+                )
+            found[target] = max(found.get(target, -1.0), sim)
+        out[e.uri] = found
+    return out
+
+
+def weigh(
+    found: list[Found], entries: list[Entry], context: dict[str, dict[str, float]]
+) -> list[Found]:
+    top = max((e.score for e in entries), default=0.0)
+    weight = {e.uri: (e.score / top if top > 0 else 1.0) for e in entries}
+    out = []
+    for f in found:
+        c = f.cand
+        # Any note one hop from its entry that the entry links to (as Object, or as a
+        # Child or Parent that is also linked from the text).
+        linked = context.get(c.origin, {}).get(c.uri, -1.0) if c.depth == 1 else -1.0
+        out.append(replace(f, weight=weight.get(c.origin, 1.0), context=linked))
+    return out
+
+
+def rank(
+    graph: VaultGraph,
+    corpus: Corpus,
+    found: list[Found],
+    qs: QuerySettings,
+    fs: FocusSettings,
+    rng: random.Random,
+    now: float,
+    similarity: Callable[[str], float],
+) -> tuple[list[Ranked], list[SkippedNote]]:
+    weights = {
+        **fs.relation_weights,
+        Relation.SharesTag.value: qs.shares_tag_weight,
+        Relation.OnPathBetweenEntries.value: qs.on_path_weight,
+    }
+    # Recency is added once, below, with the query's own weight.
+    scoring = replace(fs, w_recency=0.0, relation_weights=weights)
+    top = (
+        scoring.w_relationship * max(weights.values(), default=0.0)
+        + scoring.w_depth * max(scoring.depth_bonus, default=0.0)
+        + scoring.jitter_range
+    )
+    ranked: list[tuple[float, int, Ranked]] = []
+    dropped: list[SkippedNote] = []
+    for order, f in enumerate(found):  # discovery order: the jitter draws are reproducible
+        c = f.cand
+        parts = score(c.relation, c.depth, None, now, scoring, rng)
+        # Notes reached from a weaker entry are weaker evidence.
+        relevance = min(max(parts.total / top, 0.0), 1.0) * f.weight if top > 0 else 0.0
+        sim = max(similarity(c.uri), f.context)
+        i = corpus.index_of.get(c.uri)
+        created = graph.info(c.uri).created
+        recency = 0.0
+        if i is not None and corpus.dated[i] and created:
+            age_days = max(0.0, now - created) / SECONDS_PER_DAY
+            recency = qs.recency_bonus * math.exp(-age_days / qs.recency_half_days)
+        total = qs.graph_weight * relevance + recency
+        if qs.hybrid_enabled:
+            total += qs.vector_weight * max(sim, 0.0)
+        if sim < qs.min_similarity and not f.close:
+            dropped.append(SkippedNote(c.uri, graph.info(c.uri).title, "similarity"))
+            continue
+        explain = QueryExplain(
+            score=total,
+            relevance=relevance,
+            similarity=sim,
+            recency=recency,
+            relevance_parts={
+                "relationship": parts.relationship,
+                "depth": parts.depth,
+                "jitter": parts.jitter,
+            },
+            distance=c.depth,
+            path=f.how,
+        )
+        ranked.append((-total, order, Ranked(f, explain)))
+    ranked.sort(key=lambda r: (r[0], r[1]))
+    return [r[2] for r in ranked], dropped
