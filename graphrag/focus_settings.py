@@ -44,7 +44,7 @@ class FocusSettings:
     w_relationship: float = 100.0
     w_depth: float = 20.0
     w_recency: float = 5.0
-    recency_half_days: float = 365.0
+    recency_days: float = 365.0
     depth_bonus: tuple[float, ...] = (1.0, 0.7, 0.4)
     jitter_range: float = 0.5
     token_budget_safety_margin: float = 1.2

@@ -8,7 +8,7 @@ question and its recency become one score (DESIGN section 4, query mode, step 3)
   best entry's: a note reached from a weak entry is weak evidence;
 * similarity is the cosine of the note's best chunk, or, for a note one hop from
   its entry, of the entry's passage that links to it if that is higher;
-* recency is ``recency_bonus * exp(-age_days / recency_half_days)`` for notes
+* recency is ``recency_bonus * exp(-age_days / recency_days)`` for notes
   whose front matter dates them (a file's mtime says when the vault was copied
   as often as when the note was written).
 """
@@ -135,7 +135,7 @@ def rank(
         recency = 0.0
         if i is not None and corpus.dated[i] and created:
             age_days = max(0.0, now - created) / SECONDS_PER_DAY
-            recency = qs.recency_bonus * math.exp(-age_days / qs.recency_half_days)
+            recency = qs.recency_bonus * math.exp(-age_days / qs.recency_days)
         total = qs.graph_weight * relevance + recency
         if qs.hybrid_enabled:
             total += qs.vector_weight * max(sim, 0.0)

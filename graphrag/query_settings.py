@@ -55,7 +55,7 @@ class QuerySettings:
     graph_weight: float = 0.6
     vector_weight: float = 0.4
     recency_bonus: float = 0.1
-    recency_half_days: float = 365.0
+    recency_days: float = 365.0
     # -- output --------------------------------------------------------------------------
     default_budget: int = 4000
     entry_truncate_length: int = 4000

@@ -46,7 +46,7 @@ def recency_bonus(created: float | None, now: float, settings: FocusSettings) ->
     if not created:
         return 0.0
     age_days = max(0.0, now - created) / SECONDS_PER_DAY
-    return math.exp(-age_days / settings.recency_half_days)
+    return math.exp(-age_days / settings.recency_days)
 
 
 def relation_weight(relation: Relation, settings: FocusSettings) -> float:
