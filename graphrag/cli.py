@@ -86,6 +86,8 @@ def cli(verbose: bool) -> None:
     vault-graphrag focus "Project Alpha" --vault ~/Notes --budget 2000 --prompt
     """
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING)
+    # bm25s sets its own logger to DEBUG on import, which would print to every run.
+    logging.getLogger("bm25s").setLevel(logging.INFO if verbose else logging.WARNING)
 
 
 @cli.command()
