@@ -194,3 +194,16 @@ def test_index_sample_vault_real_model(
     top_notes = {row.uri for row in snap.chunks_for_vectors([int(i) for i in ids[:3]])}
     assert "Places/Käsekeller" in top_notes or "Projects/Cellar Expansion" in top_notes
     assert list(scores) == sorted(scores, reverse=True)
+
+
+def test_bm25s_debug_logger_is_quiet_unless_verbose() -> None:
+    import logging
+
+    import bm25s  # noqa: F401 - importing it sets its logger to DEBUG
+
+    logger = logging.getLogger("bm25s")
+    logger.setLevel(logging.DEBUG)
+    CliRunner().invoke(cli, ["status", "--help"], catch_exceptions=False)
+    assert logger.level == logging.WARNING
+    CliRunner().invoke(cli, ["-v", "status", "--help"], catch_exceptions=False)
+    assert logger.level == logging.INFO
