@@ -185,7 +185,12 @@ def doctor(vault: str, config: str | None, as_json: bool) -> None:
 @config_option
 @_errors
 def status(vault: str, index_dir: str | None, config: str | None) -> None:
-    """Show the index's generation, model and counts (without updating it)."""
+    """Show the index's generation, model and counts (without updating it).
+
+    \b
+    vault-graphrag status ~/Notes
+    vault-graphrag status ~/Notes --index-dir /tmp/notes-index
+    """
     rag = VaultRAG.open(vault, settings=_settings(config), index_dir=index_dir, update=False)
     click.echo(json.dumps(rag.status(), indent=2, ensure_ascii=False))
 

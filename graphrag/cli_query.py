@@ -138,7 +138,13 @@ def query(
 @click.command()
 @click.argument("text")
 @_common
-@click.option("--mode", type=click.Choice(MODES), default="hybrid", show_default=True)
+@click.option(
+    "--mode",
+    type=click.Choice(MODES),
+    default="hybrid",
+    show_default=True,
+    help="semantic (vectors), lexical (BM25), hybrid (both fused by RRF), graph or hierarchical.",
+)
 @click.option("-k", "--top-k", type=click.IntRange(min=1), help="How many notes (default 10).")
 @click.option(
     "--hops",
