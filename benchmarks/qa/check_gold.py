@@ -17,6 +17,7 @@ REPO = HERE.parent.parent
 KNOWN_SETS = {
     "kepano-obsidian.jsonl": REPO.parent / "shared" / "vaults" / "kepano-obsidian",
     "sample_vault.jsonl": REPO / "sample_vault",
+    "dendron-site.jsonl": REPO.parent / "shared" / "vaults" / "dendron-site",
 }
 
 
