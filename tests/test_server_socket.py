@@ -8,6 +8,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -43,38 +44,44 @@ def subprocess_env(real_model: bool = False) -> dict[str, str]:
 
 @contextmanager
 def serve(vault: Path, *args: str, real_model: bool = False, start_timeout: float = 30) -> Iterator[str]:
-    """``python -m graphrag serve VAULT --port P ARGS`` until the block ends; yields the base URL."""
+    """``python -m graphrag serve VAULT --port P ARGS`` until the block ends; yields the base URL.
+
+    The server's output is printed at the end, so pytest shows it when a test fails.
+    """
     port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "graphrag", "serve", str(vault), "--port", str(port), *args],
-        cwd=ROOT,
-        env=subprocess_env(real_model),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
     base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + start_timeout
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"server exited with {proc.returncode}: {proc.stdout.read() if proc.stdout else ''}")
-            try:
-                if httpx.get(base + "/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"server did not answer /health within {start_timeout} s")
-            time.sleep(0.1)
-        yield base
-    finally:
-        proc.send_signal(signal.SIGINT)
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "graphrag", "serve", str(vault), "--port", str(port), *args],
+            cwd=ROOT,
+            env=subprocess_env(real_model),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
+            deadline = time.monotonic() + start_timeout
+            while True:
+                if proc.poll() is not None:
+                    pytest.fail(f"server exited with {proc.returncode}")
+                try:
+                    if httpx.get(base + "/health", timeout=1).status_code == 200:
+                        break
+                except httpx.TransportError:
+                    pass
+                if time.monotonic() > deadline:
+                    pytest.fail(f"server did not answer /health within {start_timeout} s")
+                time.sleep(0.1)
+            yield base
+        finally:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(5)
+            log.seek(0)
+            print(f"server output:\n{log.read()}")
 
 
 @pytest.fixture
@@ -155,11 +162,12 @@ def test_real_model_through_the_real_server(tmp_path: Path) -> None:
         assert status["model"] == "sentence-transformers/all-MiniLM-L6-v2"
         assert status["counts"]["notes"] == 37
         r = http.post("/focus", json={"note": "Shepherd's Hut", "budget": 600, "seed": 1})
-        assert r.status_code == 200 and r.json()["focusNote"]["uri"] == HUT
+        assert r.status_code == 200, r.text
+        assert r.json()["focusNote"]["uri"] == HUT
         # No word of the question is in the note's title: only the model's meaning finds it.
         question = "salt bath for the cheese wheels"
         r = http.post("/query", json={"question": question, "budget": 800, "seed": 1})
-        assert r.status_code == 200
+        assert r.status_code == 200, r.text
         assert r.json()["entryNotes"][0]["uri"].endswith("/Brine")
         r = http.post("/search", json={"query": question, "mode": "semantic", "top_k": 3})
         assert r.json()["results"][0]["uri"] == "Dairy/Cheese Making/Brine"
