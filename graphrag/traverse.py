@@ -218,10 +218,8 @@ class _Walk:
             emitted[src.uri] = emitted.get(src.uri, 0) + taken
 
     def _mark_picked(self, parent: str, child: str) -> None:
-        siblings = self.graph.children(parent)
-        try:
-            index = siblings.index(child)
-        except ValueError:  # an inconsistent graph; nothing to anchor on
+        index = self.graph.position(child)
+        if index < 0 or self.graph.parent(child) != parent:  # nothing to anchor on
             return
         self.picked.setdefault(parent, set()).add(index)
 
@@ -265,11 +263,10 @@ class _Walk:
 
     def _before(self, parent: str, uri: str, src: Candidate) -> bool:
         """Is ``uri`` before the note the path went up from, among ``parent``'s children?"""
-        siblings = self.graph.children(parent)
-        try:
-            return siblings.index(uri) < siblings.index(src.previous)
-        except ValueError:
+        graph = self.graph
+        if graph.parent(uri) != parent or graph.parent(src.previous) != parent:
             return False
+        return graph.position(uri) < graph.position(src.previous)
 
     def _predicate(self, source: str, uri: str, hop: str) -> str | None:
         if hop == OBJECT:
