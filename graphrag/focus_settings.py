@@ -41,6 +41,7 @@ class FocusSettings:
     max_total_candidates: int = 200
     child_cap_multiplier: int = 2
     inbound_cap_multiplier: int = 2
+    object_cap_multiplier: int = 2
     w_relationship: float = 100.0
     w_depth: float = 20.0
     w_recency: float = 5.0

@@ -2,12 +2,19 @@
 
 Depth ``d`` (1..max_depth) expands, in this order:
 
-1. uncapped hops from the notes discovered at ``d - 1``: their parent, and their
-   objects (outbound links to notes or folders);
+1. uncapped hops from the notes discovered at ``d - 1``: their parent and, for
+   the sources only, all their objects (outbound links to notes or folders);
 2. capped hops from *every* note discovered before ``d`` (the sources included):
    children and inbound references, ``cap(p, d) = multiplier * (d - depth[p])``
    minus what was already taken from ``p``. So the focus gets 2, 4, 6 children
-   in total by depths 1, 2, 3 and a depth-1 note gets 2 then 4.
+   in total by depths 1, 2, 3 and a depth-1 note gets 2 then 4. The objects of
+   every note but the sources are capped the same way.
+
+Why objects are capped: a Doughnut note has one object, so the seed never needed
+to; a vault note can link to thousands (a map of content), and without a cap one
+such note at depth 1 pours all its links into depth 2, the "monster parent" the
+seed's caps exist to stop. A source's own links stay uncapped: they are its
+direct context.
 
 Notes already in the pool, or already found at this depth, are removed before a
 cap is applied: a known note never uses up a capped slot. When the BFS goes up
@@ -134,6 +141,7 @@ class _Walk:
         self.counted = 0
         self.children_emitted: dict[str, int] = {}
         self.inbound_emitted: dict[str, int] = {}
+        self.objects_emitted: dict[str, int] = {}
         self.picked: dict[str, set[int]] = {}
 
     def add_source(self, uri: str) -> None:
@@ -154,10 +162,10 @@ class _Walk:
                 self._mark_picked(parent, src.uri)
                 if parent not in self.pool and graph.is_traversable(parent):
                     found.setdefault(parent, []).append((src.uri, PARENT))
-            for link in graph.outlinks(src.uri):
-                target = link.target
-                if target not in self.pool and graph.is_traversable(target):
-                    found.setdefault(target, []).append((src.uri, OBJECT))
+            if src.depth == 0:  # a source's own links are its direct context: all of them
+                for target in graph.objects(src.uri):
+                    if target not in self.pool:
+                        found.setdefault(target, []).append((src.uri, OBJECT))
 
         def known(uri: str) -> bool:
             return uri in self.pool or uri in found or not graph.is_traversable(uri)
@@ -165,6 +173,8 @@ class _Walk:
         for src in earlier:
             self._take(src, depth, CHILD, known, found)
             self._take(src, depth, INBOUND, known, found)
+            if src.depth > 0:
+                self._take(src, depth, OBJECT, known, found)
 
         return self._admit([self._label(uri, depth, alts) for uri, alts in found.items()])
 
@@ -179,6 +189,9 @@ class _Walk:
         if hop == CHILD:
             notes, emitted = self.graph.children(src.uri), self.children_emitted
             multiplier = self.settings.child_cap_multiplier
+        elif hop == OBJECT:
+            notes, emitted = self.graph.objects(src.uri), self.objects_emitted
+            multiplier = self.settings.object_cap_multiplier
         else:
             notes, emitted = self.graph.backlinks(src.uri), self.inbound_emitted
             multiplier = self.settings.inbound_cap_multiplier

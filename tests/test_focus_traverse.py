@@ -297,3 +297,40 @@ def test_focus_is_fast_on_a_10k_note_vault():
         times.append(time.process_time() - start)
     # target 5 ms; the margin absorbs slow CI machines, not an uncapped expansion
     assert statistics.median(times) < 0.015
+
+
+def _moc_vault(links: int = 30) -> Vault:
+    """F links to a map of content M, which links to ``links`` notes."""
+    v = Vault().note("F", links=["M"])
+    targets = [f"T{i:02d}" for i in range(links)]
+    for t in targets:
+        v.note(t)
+    v.note("M", links=targets)
+    return v
+
+
+def test_a_map_of_content_contributes_capped_objects_per_depth():
+    g = _moc_vault().build()
+    for seed in SEEDS:
+        at_2 = run(g, seed=seed, max_depth=2)
+        at_3 = run(g, seed=seed, max_depth=3)
+        from_m = [c for c in at_2.candidates if c.previous == "M" and c.hops[-1] == "object"]
+        assert len(from_m) == 2  # cap(M, 2) = 2 * (2 - 1)
+        from_m3 = [c for c in at_3.candidates if c.previous == "M" and c.hops[-1] == "object"]
+        assert len(from_m3) == 4  # 2 * (3 - 1) in total by depth 3
+    chosen = {c.uri for s in SEEDS for c in run(g, seed=s, max_depth=2).candidates}
+    assert len(chosen & {f"T{i:02d}" for i in range(30)}) > 2  # picked at random
+
+
+def test_the_focus_keeps_every_one_of_its_own_links():
+    v = Vault().note("F", links=[f"T{i:02d}" for i in range(30)])
+    for i in range(30):
+        v.note(f"T{i:02d}")
+    objects = uris(run(v.build(), max_depth=1), Relation.Object)
+    assert sorted(objects) == [f"T{i:02d}" for i in range(30)]
+
+
+def test_object_cap_multiplier_is_a_setting():
+    g = _moc_vault().build()
+    result = run(g, max_depth=2, object_cap_multiplier=5)
+    assert len([c for c in result.candidates if c.previous == "M"]) == 5
