@@ -71,3 +71,8 @@ class SimilaritySelector:
         self, target: str, refs: Sequence[str], k: int, eligible: Eligible
     ) -> list[int]:
         return self._top("i", target, refs, k, eligible)
+
+    def pick_objects(
+        self, source: str, objects: Sequence[str], k: int, eligible: Eligible
+    ) -> list[int]:
+        return self._top("o", source, objects, k, eligible)

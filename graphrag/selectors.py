@@ -1,7 +1,7 @@
 """Which children and inbound references fill a per-depth cap.
 
-A ``Selector`` returns indices into the parent's ``children`` (sibling order) or
-the target's ``backlinks`` (sorted by uri); it must return at most ``k`` distinct
+A ``Selector`` returns indices into the parent's ``children`` (sibling order),
+the target's ``backlinks`` (sorted by uri) or a note's ``objects`` (link order); it must return at most ``k`` distinct
 indices for which ``eligible(i)`` holds, in any order. Focus mode uses
 ``RandomSelector`` (seed sections 4 and 5); query mode can pass a
 ``RankedSelector`` that ranks by similarity to the query.
@@ -30,6 +30,10 @@ class Selector(Protocol):
 
     def pick_inbound(
         self, target: str, refs: Sequence[str], k: int, eligible: Eligible
+    ) -> list[int]: ...
+
+    def pick_objects(
+        self, source: str, objects: Sequence[str], k: int, eligible: Eligible
     ) -> list[int]: ...
 
 
@@ -114,6 +118,13 @@ class RandomSelector:
         return sorted(chosen)
 
 
+    def pick_objects(
+        self, source: str, objects: Sequence[str], k: int, eligible: Eligible
+    ) -> list[int]:
+        """A non-source note's links, like backlinks: uniformly at random."""
+        return self.pick_inbound(source, objects, k, eligible)
+
+
 class RankedSelector:
     """Take the ``k`` eligible notes that ``score(uri)`` ranks highest (ties: the
     earlier index). For query mode, where a query makes some notes better than others."""
@@ -137,3 +148,8 @@ class RankedSelector:
         self, target: str, refs: Sequence[str], k: int, eligible: Eligible
     ) -> list[int]:
         return self._top(refs, k, eligible)
+
+    def pick_objects(
+        self, source: str, objects: Sequence[str], k: int, eligible: Eligible
+    ) -> list[int]:
+        return self._top(objects, k, eligible)

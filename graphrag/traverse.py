@@ -212,6 +212,8 @@ class _Walk:
             want = room - taken
             if hop == CHILD:
                 chosen = self.selector.pick_children(src.uri, notes, picked, want, eligible)
+            elif hop == OBJECT:
+                chosen = self.selector.pick_objects(src.uri, notes, want, eligible)
             else:
                 chosen = self.selector.pick_inbound(src.uri, notes, want, eligible)
             progress = False
