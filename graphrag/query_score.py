@@ -6,8 +6,13 @@ question and its recency become one score (DESIGN section 4, query mode, step 3)
 * relevance is focus mode's score (relation weight, depth bonus, jitter; no
   recency) divided by its maximum, times the note's entry score divided by the
   best entry's: a note reached from a weak entry is weak evidence;
-* similarity is the cosine of the note's best chunk, or, for a note one hop from
-  its entry, of the entry's passage that links to it if that is higher;
+* similarity is the cosine of the note's best chunk, or, if higher, its *link
+  context*: for a note its entry links to, the cosine of the entry's passage
+  holding the link; further out along links (a note the previous note on its
+  path links to), the larger of that note's linking passage and the previous
+  note's own context times ``context_decay`` per hop. A chain of links that
+  starts at a passage answering the question carries that evidence on, fading
+  with distance; backlinks and siblings carry none (they fan out through hubs);
 * recency is ``recency_bonus * exp(-age_days / recency_days)`` for notes
   whose front matter dates them (a file's mtime says when the vault was copied
   as often as when the note was written).
@@ -17,7 +22,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -29,6 +34,7 @@ from .graph import VaultGraph
 from .model import Relation, SkippedNote
 from .query_model import QueryExplain
 from .query_settings import QuerySettings
+from .relations import OBJECT
 from .score import SECONDS_PER_DAY, score
 from .traverse import Candidate
 
@@ -40,7 +46,7 @@ class Found:
     path: tuple[str, ...]
     how: str  # explain text of the path
     weight: float = 1.0  # its entry's score relative to the best entry's
-    context: float = -1.0  # cosine of the entry passage that links to it, if any
+    context: float = -1.0  # link context: the linking passage's cosine, carried on
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,54 +56,89 @@ class Ranked:
 
 
 def link_context(
-    corpus: Corpus, entries: list[Entry], chunk_scores: np.ndarray
+    corpus: Corpus, notes: Iterable[str], chunk_scores: np.ndarray
 ) -> dict[str, dict[str, float]]:
-    """entry -> link target -> cosine of the entry's passage (chunk) holding the link.
+    """note -> link target -> cosine of the note's passage (chunk) holding the link.
 
     The bridge of a multi-hop question: "who runs the cellar?" matches the cellar
     note's passage "run by [[Mira Halvorsen]]", not Mira's own note. A link in front
-    matter (``keeper: [[Tobias]]``) belongs to the whole note: its best passage."""
+    matter (``keeper: [[Tobias]]``) belongs to the whole note: its best passage.
+
+    A body link is found in the chunk whose text holds it as written (``[[target``,
+    ``](target``, else the target text anywhere): a link's line counts from the top
+    of the file and a chunk's from the top of the body, so lines cannot be compared
+    in a note with front matter."""
     out: dict[str, dict[str, float]] = {}
-    for e in entries:
-        lo, hi = corpus.chunk_rows(e.index)
+    for uri in notes:
+        i = corpus.index_of.get(uri)
+        if i is None:
+            continue
+        lo, hi = corpus.chunk_rows(i)
         if hi == lo:
             continue
-        lines = corpus.rows(
-            "SELECT start_line, end_line FROM chunks WHERE uri = ? ORDER BY seq", (e.uri,)
-        )
-        if len(lines) != hi - lo:
+        texts = [
+            t.casefold()
+            for (t,) in corpus.rows("SELECT text FROM chunks WHERE uri = ? ORDER BY seq", (uri,))
+        ]
+        if len(texts) != hi - lo:
             continue
         scores = chunk_scores[lo:hi]
         best = float(scores.max())
         found: dict[str, float] = {}
-        for target, line, kind in corpus.rows(
-            "SELECT target, line, kind FROM links WHERE source = ? AND hierarchy = 0", (e.uri,)
+        for target, kind, written in corpus.rows(
+            "SELECT target, kind, written FROM links WHERE source = ? AND hierarchy = 0", (uri,)
         ):
             if kind == "property":
                 sim = best
             else:
-                sim = max(
-                    (float(scores[j]) for j, (a, b) in enumerate(lines) if a <= (line or 0) < b),
-                    default=-1.0,
-                )
+                sim = max((float(scores[j]) for j in _holding(texts, written)), default=-1.0)
             found[target] = max(found.get(target, -1.0), sim)
-        out[e.uri] = found
+        out[uri] = found
     return out
+
+
+def _holding(texts: list[str], written: str | None) -> list[int]:
+    """Chunks (casefolded texts) holding a link written as ``written``."""
+    w = (written or "").casefold().strip()
+    if not w:
+        return []
+    hits = [j for j, t in enumerate(texts) if "[[" + w in t or "](" + w in t]
+    return hits or [j for j, t in enumerate(texts) if w in t]
 
 
 def weigh(
-    found: list[Found], entries: list[Entry], context: dict[str, dict[str, float]]
+    found: list[Found],
+    entries: list[Entry],
+    passages: Callable[[Iterable[str]], dict[str, dict[str, float]]],
+    decay: float,
 ) -> list[Found]:
+    """Each found note's entry weight and link context (see the module docstring).
+
+    ``passages(notes)`` is ``link_context`` for those notes: it is asked only for
+    the entries and for the notes a chain of links goes on from."""
     top = max((e.score for e in entries), default=0.0)
     weight = {e.uri: (e.score / top if top > 0 else 1.0) for e in entries}
-    out = []
-    for f in found:
+    # A note further out takes a link context only across a link its previous note
+    # holds (an ``object`` hop, body or property): not up a backlink or a sibling.
+    chained = [f.cand for f in found if f.cand.depth >= 2 and f.cand.hops[-1:] == (OBJECT,)]
+    table = passages([*dict.fromkeys([*weight, *(c.previous for c in chained)])])
+    context: dict[str, float] = {}
+    for f in sorted(found, key=lambda f: f.cand.depth):  # a note's previous note comes first
         c = f.cand
-        # Any note one hop from its entry that the entry links to (as Object, or as a
-        # Child or Parent that is also linked from the text).
-        linked = context.get(c.origin, {}).get(c.uri, -1.0) if c.depth == 1 else -1.0
-        out.append(replace(f, weight=weight.get(c.origin, 1.0), context=linked))
-    return out
+        linked = -1.0
+        if c.depth == 1:
+            # Any note its entry links to (as Object, or as a Child or Parent that is
+            # also linked from the text).
+            linked = table.get(c.origin, {}).get(c.uri, -1.0)
+        elif c.depth >= 2 and c.hops[-1:] == (OBJECT,):
+            own = table.get(c.previous, {}).get(c.uri, -1.0)
+            carried = context.get(c.previous, -1.0)
+            linked = max(own, decay * carried if carried > 0 else -1.0)
+        context[c.uri] = linked
+    return [
+        replace(f, weight=weight.get(f.cand.origin, 1.0), context=context[f.cand.uri])
+        for f in found
+    ]
 
 
 def rank(

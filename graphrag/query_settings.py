@@ -14,6 +14,17 @@ Defaults follow the graph RAG strategy seed (../shared/seeds/obsidian-true-graph
 * ``max_hops`` is the seed's ``max_hops`` (2) and means what focus mode's
   ``max_depth`` means: BFS wavefronts from the entries, each entry at depth 0.
   The per-depth caps and the global candidate cap come from ``[focus]``.
+* ``close_depth`` is 2, the traversal's own horizon (``max_hops``): DESIGN
+  section 4 keeps a weakly similar note "unless structurally close", and the
+  seed collects "all nodes within k steps from entry points", weighting them by
+  distance. A note two hops out is exactly what a multi-hop question needs and
+  is, by construction, unlike the question; the rerank already ranks it below
+  nearer and more similar notes, so the budget decides, not a cosine floor.
+  ``min_similarity`` still applies to notes found by tag expansion (not a
+  traversal hop) and would apply beyond ``close_depth`` if ``max_hops`` grew.
+* ``context_decay`` (0.7) carries a linking passage's similarity one more link
+  out at 0.7 times its value per hop: the ratio of focus mode's depth bonuses
+  for depths 1 and 2 (1.0, 0.7), the same "closer = higher relevance" step.
 """
 
 from __future__ import annotations
@@ -34,6 +45,7 @@ class QuerySettings:
     entry_weight_title: float = 0.3
     entry_weight_lexical: float = 0.3
     max_entries: int = 6
+    entry_min_relative: float = 0.0
     entry_min_similarity: float = 0.25
     lexical_min_coverage: float = 0.5
     title_min_chars: int = 4
@@ -50,7 +62,8 @@ class QuerySettings:
     on_path_weight: float = 10.0
     # -- rerank --------------------------------------------------------------------------
     min_similarity: float = 0.3
-    close_depth: int = 1
+    close_depth: int = 2
+    context_decay: float = 0.7
     hybrid_enabled: bool = True
     graph_weight: float = 0.6
     vector_weight: float = 0.4
@@ -60,6 +73,7 @@ class QuerySettings:
     default_budget: int = 4000
     entry_truncate_length: int = 4000
     entry_budget_share: float = 0.5
+    entry_share_by_score: bool = True
     entry_list_limit: int = 10
     max_connections: int = 30
     connection_budget_share: float = 0.05

@@ -99,12 +99,13 @@ def test_tag_expansion_adds_notes_sharing_an_entrys_tags(tmp_path):
 
 
 def test_min_similarity_drops_weak_notes_unless_structurally_close(tmp_path):
-    rag = make_rag(tmp_path, TAG_FILES, query={"vector_entry_count": 1, "max_entries": 1})
+    files = {**TAG_FILES, "Backlink.md": "# Backlink\n\nCompletely other words. [[Entry]]\n"}
+    rag = make_rag(tmp_path, files, query={"vector_entry_count": 1, "max_entries": 1})
     result = rag.query("alpine cheese aging rules", seed=0, explain=True)
     notes = related(result)
     floor = rag.settings.query.min_similarity
-    # Linked is as dissimilar as Weak Tag, but one link away from the entry.
-    assert notes["Linked"].explain.similarity < floor
+    # Backlink is as dissimilar as Weak Tag, but one link away from the entry.
+    assert notes["Backlink"].explain.similarity < floor
     assert "Weak Tag" not in notes
     assert ("Weak Tag", "similarity") in {(s.uri, s.reason) for s in result.skipped}
     lenient = make_rag(
