@@ -149,6 +149,16 @@ class VaultGraph:
     def from_networkx(
         cls, g: nx.MultiDiGraph, text_source: Callable[[str], str] = _no_text
     ) -> VaultGraph:
+        """Build from the indexer's networkx graph (see ``from_parts``)."""
+        return cls.from_parts(dict(g.nodes(data=True)), g.edges(data=True), text_source)
+
+    @classmethod
+    def from_parts(
+        cls,
+        node_attrs: dict[str, dict],
+        edges: Iterable[tuple[str, str, dict]],
+        text_source: Callable[[str], str] = _no_text,
+    ) -> VaultGraph:
         """Build from the indexer's graph.
 
         Expected node attributes: ``kind``, ``title`` and optionally ``created``,
@@ -166,7 +176,7 @@ class VaultGraph:
         out: dict[str, dict[tuple[str, str | None], OutLink]] = {}
         back: dict[str, set[str]] = {}
 
-        for u, v, data in g.edges(data=True):
+        for u, v, data in edges:
             etype = data.get("type")
             if etype == "parent":
                 parents[u] = v
@@ -180,7 +190,7 @@ class VaultGraph:
                 per_note.setdefault((v, predicate), OutLink(v, etype, predicate))
                 back.setdefault(v, set()).add(u)
 
-        for uri, data in g.nodes(data=True):
+        for uri, data in node_attrs.items():
             kind = data.get("kind", "note")
             if kind == "tag":
                 continue
@@ -196,8 +206,7 @@ class VaultGraph:
             )
 
         def sibling_key(uri: str) -> tuple:
-            attrs = g.nodes[uri]
-            order = attrs.get("order")
+            order = node_attrs.get(uri, {}).get("order")
             title = nodes[uri].title if uri in nodes else uri
             return (0, float(order), natural_key(title)) if order is not None else (
                 1,

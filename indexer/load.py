@@ -35,9 +35,27 @@ class IndexSnapshot:
     manifest: dict[str, Any]
     generation: Path
     db: sqlite3.Connection
-    graph: nx.MultiDiGraph
+    _parts: Parts | None = None
+    _graph: nx.MultiDiGraph | None = None
     _vectors: VectorIndex | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def parts(self) -> Parts:
+        """The graph's nodes and edges as plain data (read once)."""
+        with self._lock:
+            if self._parts is None:
+                self._parts = store_parts(self.db)
+            return self._parts
+
+    @property
+    def graph(self) -> nx.MultiDiGraph:
+        """The vault graph as a networkx MultiDiGraph, built on first use."""
+        parts = self.parts
+        with self._lock:
+            if self._graph is None:
+                self._graph = graph_from_parts(parts)
+            return self._graph
 
     @property
     def vectors(self) -> VectorIndex:
@@ -103,21 +121,26 @@ class IndexSnapshot:
 
 
 def load_index(index_dir: str | os.PathLike[str]) -> IndexSnapshot:
-    """Open the current generation at ``index_dir`` and build its graph."""
+    """Open the current generation at ``index_dir`` (the graph is read on first use)."""
     path = Path(index_dir).expanduser().resolve()
     manifest, gen, db = open_generation(path)
-    return IndexSnapshot(path, manifest, gen, db, graph_from_store(db))
+    return IndexSnapshot(path, manifest, gen, db)
 
 
-def graph_from_store(db: sqlite3.Connection) -> nx.MultiDiGraph:
-    g = nx.MultiDiGraph()
+Parts = tuple[dict[str, dict[str, Any]], list[tuple[str, str, dict[str, Any]]]]
+
+
+def store_parts(db: sqlite3.Connection) -> Parts:
+    """Nodes (uri -> attributes) and edges (source, target, attributes) of the vault graph,
+    read from the tables; the same data ``graph_from_store`` puts into networkx."""
     notes = {
         uri: (path, created, modified, order, aliases)
         for uri, path, created, modified, order, aliases in db.execute(
             "SELECT uri, path, created, modified, ord, aliases FROM notes"
         )
     }
-    parents = []
+    nodes: dict[str, dict[str, Any]] = {}
+    edges: list[tuple[str, str, dict[str, Any]]] = []
     for uri, kind, title, parent in db.execute("SELECT uri, kind, title, parent FROM nodes"):
         attrs: dict[str, Any] = {"kind": kind, "title": title}
         if uri in notes:
@@ -131,19 +154,29 @@ def graph_from_store(db: sqlite3.Connection) -> nx.MultiDiGraph:
             )
         elif kind == "folder":
             attrs["path"] = uri.rstrip("/")  # as graphbuild gives virtual folders
-        g.add_node(uri, **attrs)
+        nodes[uri] = attrs
         if parent is not None:
-            parents.append((uri, parent))
-    for child, parent in parents:
-        g.add_edge(child, parent, type="parent")
+            edges.append((uri, parent, {"type": "parent"}))
     for source, target, kind, predicate, subpath in db.execute(
         "SELECT source, target, kind, predicate, subpath FROM links "
         "WHERE hierarchy = 0 AND target_kind != 'self' AND source != target"
     ):
-        g.add_edge(source, target, type=kind, predicate=predicate, subpath=subpath)
+        edges.append((source, target, {"type": kind, "predicate": predicate, "subpath": subpath}))
     for uri, tag in db.execute("SELECT uri, tag FROM tags"):
         key = "#" + tag
-        if key not in g:
-            g.add_node(key, kind="tag", title=key)
-        g.add_edge(uri, key, type="tag")
+        nodes.setdefault(key, {"kind": "tag", "title": key})
+        edges.append((uri, key, {"type": "tag"}))
+    return nodes, edges
+
+
+def graph_from_store(db: sqlite3.Connection) -> nx.MultiDiGraph:
+    return graph_from_parts(store_parts(db))
+
+
+def graph_from_parts(parts: Parts) -> nx.MultiDiGraph:
+    nodes, edges = parts
+    g = nx.MultiDiGraph()
+    g.add_nodes_from(nodes.items())
+    # Explicit keys: networkx's own key search is the slowest part of adding an edge.
+    g.add_edges_from((u, v, i, d) for i, (u, v, d) in enumerate(edges))
     return g

@@ -81,11 +81,14 @@ class Resolver:
         self.ghosts: dict[str, str] = {}
         self._memo: dict[tuple[str, str, bool], Target] = {}
 
-    def resolve(self, target: str, source_uri: str, markdown: bool = False) -> Target:
+    def resolve(
+        self, target: str, source_uri: str, markdown: bool = False, source_dir: str | None = None
+    ) -> Target:
         written = target.strip().replace("\\", "/")
         if not written:
             return Target(source_uri, "self")
-        source_dir = posixpath.dirname(source_uri)
+        if source_dir is None:
+            source_dir = posixpath.dirname(source_uri)
         # Hub notes repeat the same targets thousands of times: the answer depends only
         # on what was written, where, and how.
         key = (written, source_dir, markdown)
