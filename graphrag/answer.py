@@ -20,11 +20,11 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from .llm_settings import LLMSettings, ModelCallError, get_model, model_name, model_options
-from .model import GraphRAGResult
+from .model import FocusNote, GraphRAGResult
 
 if TYPE_CHECKING:
     import llm
@@ -174,14 +174,37 @@ def query_context(
 
 
 def focus_context(
-    rag: VaultRAG, note: str, budget: int | None = None, seed: int | None = None
+    rag: VaultRAG,
+    note: str,
+    budget: int | None = None,
+    seed: int | None = None,
+    list_limit: int | None = None,
 ) -> Context:
+    """Focus mode's result with the focus note's lists cut to ``list_limit`` (default
+    ``[llm] focus_list_limit``): the budget does not count them, and in a big folder
+    the sibling lists alone would dwarf it."""
     from .render import render_prompt
 
     result: GraphRAGResult = rag.focus(note, budget=budget, seed=seed)
+    limit = rag.settings.llm.focus_list_limit if list_limit is None else list_limit
+    result = replace(result, focus_note=cap_lists(result.focus_note, limit))
     focus = result.focus_note
     sources = ((focus.uri, focus.title), *((n.uri, n.title) for n in result.related_notes))
     return Context("focus", result, render_prompt(result), tuple(sources))
+
+
+def cap_lists(focus: FocusNote, limit: int) -> FocusNote:
+    """At most ``limit`` notes per list: the nearest siblings, the first of the others."""
+    if limit <= 0:
+        return focus
+    return replace(
+        focus,
+        children=focus.children[:limit],
+        prior_siblings=focus.prior_siblings[-limit:],
+        younger_siblings=focus.younger_siblings[:limit],
+        inbound_references=focus.inbound_references[:limit],
+        outbound_links=focus.outbound_links[:limit],
+    )
 
 
 # -- prompts ---------------------------------------------------------------------------

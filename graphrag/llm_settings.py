@@ -37,6 +37,7 @@ class LLMSettings:
     system_prompt_file: str = ""
     summary_system_prompt_file: str = ""
     summary_task: str = ""
+    focus_list_limit: int = 20
 
     def system_prompt(self, kind: str) -> str | None:
         """The user's system prompt for ``ask`` or ``summary`` prompts, if configured."""

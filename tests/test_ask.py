@@ -302,3 +302,25 @@ def test_a_missing_api_key_says_how_to_set_it(rag: VaultRAG, monkeypatch: pytest
         rag.ask(QUESTION, model="echo-needs-key")
     monkeypatch.setenv("LLM_ECHO_NEEDS_KEY_KEY", "k")
     assert echoed(rag.ask(QUESTION, model="echo-needs-key").text)["key"] == "k"
+
+
+def test_focus_prompts_keep_the_nearest_siblings_only(tmp_path: Path) -> None:
+    from tests.conftest import write
+
+    vault = tmp_path / "vault"
+    for i in range(1, 31):
+        write(vault, f"Plugins/Plugin {i:02d}.md", f"# Plugin {i}\n\nLinks to [[Plugin {i + 1:02d}]].\n")
+    rag = VaultRAG.open(vault, index_dir=tmp_path / "idx", embedder=HashEmbedder())
+    whole = rag.focus("Plugin 15", seed=1).focus_note
+    assert len(whole.prior_siblings) == 14 and len(whole.younger_siblings) == 15
+    context = focus_context(rag, "Plugin 15", seed=1, list_limit=3)
+    focus = context.result.focus_note
+    assert [u.title for u in focus.prior_siblings] == ["Plugin 12", "Plugin 13", "Plugin 14"]
+    assert [u.title for u in focus.younger_siblings] == ["Plugin 16", "Plugin 17", "Plugin 18"]
+    assert "Plugin 11 (" not in context.text.split("\n\n")[1]  # the focus block's lists
+    assert context.to_json()["focusNote"]["priorSiblings"][0]["title"] == "Plugin 12"
+    default = focus_context(rag, "Plugin 15", seed=1)  # [llm] focus_list_limit = 20
+    assert default.result.focus_note.prior_siblings == whole.prior_siblings
+    settings = load_settings(env={"VAULTRAG_LLM__FOCUS_LIST_LIMIT": "0"})
+    unlimited = VaultRAG(rag.vault, rag.index_dir, settings, HashEmbedder())
+    assert focus_context(unlimited, "Plugin 15", seed=1).result.focus_note == whole
