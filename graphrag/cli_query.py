@@ -205,6 +205,31 @@ def search(
             click.echo(f"    {where}{hit['snippet']}")
 
 
+class BudgetList(click.ParamType):
+    """``2000`` or ``1000,2000,4000``: token budgets, each a whole number >= 0."""
+
+    name = "BUDGET[,BUDGET...]"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> tuple[int, ...]:
+        if isinstance(value, tuple):
+            return value
+        out = []
+        for part in str(value).split(","):
+            part = part.strip()
+            try:
+                budget = int(part)
+            except ValueError:
+                self.fail(
+                    f"{part!r} is not a whole number (use e.g. 2000 or 1000,2000,4000)", param, ctx
+                )
+            if budget < 0:
+                self.fail(f"{budget} is negative", param, ctx)
+            out.append(budget)
+        return tuple(out)
+
+
 @click.command(name="eval")
 @click.argument("questions", type=click.Path(exists=True, dir_okay=False))
 @click.option(
@@ -220,9 +245,9 @@ def search(
 @click.option(
     "--budget",
     "budgets",
-    type=click.IntRange(min=0),
+    type=BudgetList(),
     multiple=True,
-    help="A token budget (repeatable; default 1000, 2000, 4000).",
+    help="Token budgets: one, or a comma list (1000,2000,4000); repeatable. Default 1000, 2000, 4000.",
 )
 @click.option(
     "--system", "systems", multiple=True, help="graphrag, vector or bm25 (repeatable; default all)."
@@ -237,7 +262,7 @@ def evaluate(
     vault: str,
     index_dir: str | None,
     config: str | None,
-    budgets: tuple[int, ...],
+    budgets: tuple[tuple[int, ...], ...],
     systems: tuple[str, ...],
     seed: int,
     markdown: bool,
@@ -249,6 +274,7 @@ def evaluate(
     \b
     vault-graphrag eval benchmarks/qa/sample_vault.jsonl --vault sample_vault
     vault-graphrag eval benchmarks/qa/sample_vault.jsonl --vault sample_vault --budget 2000 --misses 2000
+    vault-graphrag eval benchmarks/qa/sample_vault.jsonl --vault sample_vault --budget 1000,2000,4000
     """
     from . import evaluate as ev
 
@@ -256,7 +282,7 @@ def evaluate(
     report = ev.run_eval(
         rag,
         questions,
-        budgets=budgets or ev.DEFAULT_BUDGETS,
+        budgets=tuple(b for group in budgets for b in group) or ev.DEFAULT_BUDGETS,
         systems=systems or ev.SYSTEMS,
         seed=seed,
     )

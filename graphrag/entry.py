@@ -10,11 +10,6 @@ notes the question names exactly: by a ``#tag`` (a nested tag matches its
 descendants) or by a title or alias written in the question. Those join even
 when their vectors are weak, because the user said which notes they mean.
 
-The best-scoring entries are kept only within ``entry_min_relative`` of the
-best one's score (named notes are always kept): three slots do not make a
-note at a fifth of the best score worth starting from, and an entry costs its
-lists of links as well as its text.
-
 A note qualifies at all only on some evidence: a cosine of at least
 ``entry_min_similarity``, a lexical match of at least ``lexical_min_coverage``
 of the question's terms, a tag or a title. With none, the answer is that
@@ -163,10 +158,7 @@ def select_entries(
     # Best first; ties by uri (corpus order) so a result never depends on the platform.
     ranked = candidates[np.lexsort((candidates, -blend[candidates]))]
     named_title = [int(i) for i in ranked if title[i] > 0]
-    # The best by score, but only those within ``entry_min_relative`` of the best
-    # note's score: a slot is not filled with a note far weaker than the best match.
-    floor = s.entry_min_relative * float(blend[ranked[0]])
-    top = [int(i) for i in ranked[: s.vector_entry_count] if blend[i] >= floor]
+    top = [int(i) for i in ranked[: s.vector_entry_count]]
     named_tag = [int(i) for i in ranked if tags[i] > 0]
     chosen: list[int] = []
     for i in (*named_title, *top, *named_tag):

@@ -7,8 +7,8 @@ Pipeline (DESIGN section 4, query mode):
    ``max_hops`` deep), children and backlinks chosen by similarity to the
    question; then path and tag expansion (``expand.py``);
 3. final score = graph_weight x relevance / its maximum + vector_weight x
-   similarity (best-chunk cosine, or the link context carried along a chain of
-   links from an entry's passage, ``query_score.py``) + recency; notes under
+   similarity (best-chunk cosine, or the cosine of the entry passage that links
+   to the note, ``query_score.py``) + recency; notes under
    ``min_similarity`` are dropped unless structurally close (within
    ``close_depth`` hops of an entry, by default the traversal's own ``max_hops``,
    or on a path between entries);
@@ -104,12 +104,7 @@ def run_query(
     found = _discover(
         graph, corpus, entries, sims, qs, fs, rng, budget, emittable, similarity, allowed
     )
-    found = weigh(
-        found,
-        entries,
-        lambda notes: link_context(corpus, notes, chunk_scores),
-        qs.context_decay,
-    )
+    found = weigh(found, entries, link_context(corpus, [e.uri for e in entries], chunk_scores))
     ranked, dropped = rank(graph, corpus, found, qs, fs, rng, now, similarity)
 
     chunk_text = DetailSource(index, corpus, chunk_scores)
@@ -140,8 +135,8 @@ def run_query(
     # Entries share ``entry_budget_share`` of the budget: with a small budget every entry
     # shows its best chunks rather than the first entry filling it alone. What is left
     # of an entry's share after its lists and metadata goes to its details.
-    shares = entry_shares(entries, budget * qs.entry_budget_share, qs.entry_share_by_score)
-    for e, share in zip(entries, shares, strict=True):
+    share = budget * qs.entry_budget_share / len(entries)
+    for e in entries:
         if len(docs) >= qs.max_documents:
             skipped.append(SkippedNote(e.uri, graph.info(e.uri).title, "max_documents"))
             continue
@@ -182,17 +177,6 @@ def run_query(
         filters=filters_json,
         skipped=tuple(skipped) if explain else None,
     )
-
-
-def entry_shares(entries: list[Entry], total: float, by_score: bool) -> list[float]:
-    """Each entry's part of ``total`` tokens: equal parts, or (``by_score``) parts in
-    proportion to the entries' blended scores, so that an entry that barely qualified
-    (a weak vector match beside a strong one) shows its best passage, not as much
-    text as the entry that matches the question best."""
-    scores = [max(e.score, 0.0) for e in entries]
-    if not by_score or sum(scores) <= 0:
-        return [total / len(entries)] * len(entries)
-    return [total * s / sum(scores) for s in scores]
 
 
 def nothing_found(question: ParsedQuery, filters: dict | None, graph: VaultGraph) -> str:

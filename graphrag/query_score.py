@@ -6,13 +6,8 @@ question and its recency become one score (DESIGN section 4, query mode, step 3)
 * relevance is focus mode's score (relation weight, depth bonus, jitter; no
   recency) divided by its maximum, times the note's entry score divided by the
   best entry's: a note reached from a weak entry is weak evidence;
-* similarity is the cosine of the note's best chunk, or, if higher, its *link
-  context*: for a note its entry links to, the cosine of the entry's passage
-  holding the link; further out along links (a note the previous note on its
-  path links to), the larger of that note's linking passage and the previous
-  note's own context times ``context_decay`` per hop. A chain of links that
-  starts at a passage answering the question carries that evidence on, fading
-  with distance; backlinks and siblings carry none (they fan out through hubs);
+* similarity is the cosine of the note's best chunk, or, for a note one hop from
+  its entry, of the entry's passage that links to it if that is higher;
 * recency is ``recency_bonus * exp(-age_days / recency_days)`` for notes
   whose front matter dates them (a file's mtime says when the vault was copied
   as often as when the note was written).
@@ -34,7 +29,6 @@ from .graph import VaultGraph
 from .model import Relation, SkippedNote
 from .query_model import QueryExplain
 from .query_settings import QuerySettings
-from .relations import OBJECT
 from .score import SECONDS_PER_DAY, score
 from .traverse import Candidate
 
@@ -46,7 +40,7 @@ class Found:
     path: tuple[str, ...]
     how: str  # explain text of the path
     weight: float = 1.0  # its entry's score relative to the best entry's
-    context: float = -1.0  # link context: the linking passage's cosine, carried on
+    context: float = -1.0  # cosine of the entry passage that links to it, if any
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,38 +101,18 @@ def _holding(texts: list[str], written: str | None) -> list[int]:
 
 
 def weigh(
-    found: list[Found],
-    entries: list[Entry],
-    passages: Callable[[Iterable[str]], dict[str, dict[str, float]]],
-    decay: float,
+    found: list[Found], entries: list[Entry], context: dict[str, dict[str, float]]
 ) -> list[Found]:
-    """Each found note's entry weight and link context (see the module docstring).
-
-    ``passages(notes)`` is ``link_context`` for those notes: it is asked only for
-    the entries and for the notes a chain of links goes on from."""
     top = max((e.score for e in entries), default=0.0)
     weight = {e.uri: (e.score / top if top > 0 else 1.0) for e in entries}
-    # A note further out takes a link context only across a link its previous note
-    # holds (an ``object`` hop, body or property): not up a backlink or a sibling.
-    chained = [f.cand for f in found if f.cand.depth >= 2 and f.cand.hops[-1:] == (OBJECT,)]
-    table = passages([*dict.fromkeys([*weight, *(c.previous for c in chained)])])
-    context: dict[str, float] = {}
-    for f in sorted(found, key=lambda f: f.cand.depth):  # a note's previous note comes first
+    out = []
+    for f in found:
         c = f.cand
-        linked = -1.0
-        if c.depth == 1:
-            # Any note its entry links to (as Object, or as a Child or Parent that is
-            # also linked from the text).
-            linked = table.get(c.origin, {}).get(c.uri, -1.0)
-        elif c.depth >= 2 and c.hops[-1:] == (OBJECT,):
-            own = table.get(c.previous, {}).get(c.uri, -1.0)
-            carried = context.get(c.previous, -1.0)
-            linked = max(own, decay * carried if carried > 0 else -1.0)
-        context[c.uri] = linked
-    return [
-        replace(f, weight=weight.get(f.cand.origin, 1.0), context=context[f.cand.uri])
-        for f in found
-    ]
+        # Any note one hop from its entry that the entry links to (as Object, or as a
+        # Child or Parent that is also linked from the text).
+        linked = context.get(c.origin, {}).get(c.uri, -1.0) if c.depth == 1 else -1.0
+        out.append(replace(f, weight=weight.get(c.origin, 1.0), context=linked))
+    return out
 
 
 def rank(

@@ -22,9 +22,6 @@ Defaults follow the graph RAG strategy seed (../shared/seeds/obsidian-true-graph
   nearer and more similar notes, so the budget decides, not a cosine floor.
   ``min_similarity`` still applies to notes found by tag expansion (not a
   traversal hop) and would apply beyond ``close_depth`` if ``max_hops`` grew.
-* ``context_decay`` (0.7) carries a linking passage's similarity one more link
-  out at 0.7 times its value per hop: the ratio of focus mode's depth bonuses
-  for depths 1 and 2 (1.0, 0.7), the same "closer = higher relevance" step.
 """
 
 from __future__ import annotations
@@ -45,7 +42,6 @@ class QuerySettings:
     entry_weight_title: float = 0.3
     entry_weight_lexical: float = 0.3
     max_entries: int = 6
-    entry_min_relative: float = 0.0
     entry_min_similarity: float = 0.25
     lexical_min_coverage: float = 0.5
     title_min_chars: int = 4
@@ -63,7 +59,6 @@ class QuerySettings:
     # -- rerank --------------------------------------------------------------------------
     min_similarity: float = 0.3
     close_depth: int = 2
-    context_decay: float = 0.7
     hybrid_enabled: bool = True
     graph_weight: float = 0.6
     vector_weight: float = 0.4
@@ -73,7 +68,6 @@ class QuerySettings:
     default_budget: int = 4000
     entry_truncate_length: int = 4000
     entry_budget_share: float = 0.5
-    entry_share_by_score: bool = True
     entry_list_limit: int = 10
     max_connections: int = 30
     connection_budget_share: float = 0.05

@@ -117,6 +117,26 @@ def test_eval_runs_a_question_set(vault, tmp_path):
     assert "| 500 | graphrag | 100.0 |" in out
 
 
+def test_eval_budgets_as_a_comma_list_or_repeated(vault, tmp_path):
+    qa = tmp_path / "qa.jsonl"
+    qa.write_text(
+        json.dumps(
+            {"id": "q1", "question": "salt brine", "gold": ["Dairy/Brine"], "type": "single"}
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    base = ("eval", str(qa), "--vault", str(vault), "--system", "graphrag", "--markdown")
+    code, out, _ = run(*base, "--budget", "300,600", "--budget", "900")
+    assert code == 0
+    rows = [line.split("|")[1].strip() for line in out.splitlines() if "| graphrag |" in line]
+    assert rows == ["300", "600", "900"]
+    code, _, err = run(*base, "--budget", "300,lots")
+    assert code == 2 and "'lots' is not a whole number" in err
+    code, _, err = run(*base, "--budget", "-5")
+    assert code == 2 and "negative" in err
+
+
 def test_commands_have_help_with_examples():
     for name in ("query", "search", "eval"):
         code, out, _ = run(name, "--help")

@@ -116,6 +116,48 @@ def test_min_similarity_drops_weak_notes_unless_structurally_close(tmp_path):
     assert "Weak Tag" in related(lenient.query("alpine cheese aging rules", seed=0))
 
 
+CHAIN_FILES = {
+    "Entry.md": "# Entry\n\nAlpine cheese aging rules. [[Middle]]\n",
+    "Middle.md": "# Middle\n\nShelves of larch. [[Far]]\n",
+    "Far.md": "# Far\n\nTractor repair manual.\n",
+}
+
+
+def test_a_note_two_hops_out_is_structurally_close_by_default(tmp_path):
+    # Far shares no word with the question and is two links from the entry: the
+    # traversal's horizon (max_hops 2) is also what counts as close (close_depth 2).
+    query = {"vector_entry_count": 1, "max_entries": 1, **NO_EXPANSION}
+    rag = make_rag(tmp_path, CHAIN_FILES, query=query)
+    assert rag.settings.query.close_depth == rag.settings.query.max_hops == 2
+    result = rag.query("alpine cheese aging rules", seed=0, explain=True)
+    far = related(result)["Far"]
+    assert far.distance == 2 and far.explain.similarity < rag.settings.query.min_similarity
+    # With only depth 1 close (the former default) the floor drops it.
+    strict = make_rag(tmp_path / "strict", CHAIN_FILES, query={**query, "close_depth": 1})
+    result = strict.query("alpine cheese aging rules", seed=0, explain=True)
+    assert "Far" not in related(result)
+    assert ("Far", "similarity") in {(s.uri, s.reason) for s in result.skipped}
+
+
+def test_the_linking_passage_counts_in_a_note_with_front_matter(tmp_path):
+    # The entry's link sits in its second chunk, below front matter: a link's line
+    # counts from the top of the file, a chunk's from the top of the body.
+    files = {
+        "Entry.md": "---\ntags: [x]\nstatus: draft\n---\n# Entry\n\nGoat herd notes.\n\n"
+        "## Cellar\n\nAlpine cheese aging rules. [[Linked]]\n",
+        "Linked.md": "# Linked\n\nCompletely different words here.\n",
+    }
+    rag = make_rag(
+        tmp_path, files, query={"vector_entry_count": 1, "max_entries": 1, **NO_EXPANSION}
+    )
+    question = "alpine cheese aging rules cellar"
+    own = {h.uri: h.score for h in rag.semantic_search(question, top_k=5).hits}
+    result = rag.query(question, seed=0, explain=True)
+    assert uris(result.entries) == ["Entry"]
+    linked = related(result)["Linked"].explain.similarity
+    assert linked > 0.5 > own.get("Linked", 0.0)  # the passage, not the note's own text
+
+
 PATH_FILES = {
     "Apple Orchard.md": "# Apple Orchard\n\nApple orchard pruning. [[Middle]]\n",
     "Middle.md": "# Middle\n\nTools shed. [[Bee Hives]]\n",
