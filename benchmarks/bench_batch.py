@@ -4,7 +4,7 @@ For a vault (default: ../shared/vaults/obsidian-hub), index it once into a temp
 dir, pick ``--n`` notes at random (seeded), and run ``graphrag.batch.run_batch``
 in focus mode over them, writing JSONL, for each executor:
 
-* ``plain loop``: ``rag.focus(note).to_json()`` and nothing else: the ceiling;
+* ``plain loop``: the context's JSON (``answer.focus_context``) and nothing else;
 * 1 worker (the batch machinery: prompt rendering, JSON lines, flushes);
 * 2 workers as threads (one VaultRAG shared), and as processes (fork, spawn).
 
@@ -33,7 +33,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from graphrag import VaultRAG  # noqa: E402
+from graphrag.answer import focus_context  # noqa: E402
 from graphrag.batch import Item, run_batch  # noqa: E402
+from graphrag.config import load_settings  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "vaults"
 RUNS = (("1 worker", 1, "thread"), ("2 threads", 2, "thread"),
@@ -47,6 +49,8 @@ def main() -> None:
     parser.add_argument("--index-dir", help="reuse or build the index here (default: a temp dir)")
     parser.add_argument("--real-model", action="store_true", help="index with the real model")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--repeat", type=int, default=3, help="best of this many runs each")
+    parser.add_argument("--list-limit", type=int, help="[llm] focus_list_limit (0: whole lists)")
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="bench-batch-"))
@@ -57,7 +61,9 @@ def main() -> None:
 
         embedder = HashEmbedder(dim=64)
     start = time.perf_counter()
-    rag = VaultRAG.open(args.vault, index_dir=index_dir, embedder=embedder)
+    overrides = {} if args.list_limit is None else {"llm": {"focus_list_limit": args.list_limit}}
+    settings = load_settings(overrides=overrides)
+    rag = VaultRAG.open(args.vault, index_dir=index_dir, embedder=embedder, settings=settings)
     print(f"index ready in {time.perf_counter() - start:.1f} s: {index_dir}", file=sys.stderr)
     notes = sorted(n.uri for n in rag.graph.notes())
     random.Random(args.seed).shuffle(notes)
@@ -70,41 +76,53 @@ def main() -> None:
     items = [Item(i, i + 1, "focus", uri) for i, uri in enumerate(picked)]
 
     rows = []
-    cold()
-    start, cpu = time.perf_counter(), cpu_seconds()
-    for uri in picked:
-        json.dumps(rag.focus(uri, seed=args.seed).to_json(), ensure_ascii=False)
-    plain = time.perf_counter() - start
-    rows.append(("plain loop (rag.focus + JSON)", "-", args.n / plain, plain,
-                 cpu_seconds() - cpu, 0, load()))
+    for _ in range(args.repeat):  # best of: other work on a shared machine only slows runs
+        cold()
+        start, cpu = time.perf_counter(), cpu_seconds()
+        for uri in picked:
+            json.dumps(focus_context(rag, uri, seed=args.seed).to_json(), ensure_ascii=False)
+        plain = time.perf_counter() - start
+        rows.append(("plain loop (focus_context + JSON)", "-", args.n / plain, plain,
+                     cpu_seconds() - cpu, 0, load(), 0.0))
 
     reference: dict[int, str] | None = None
-    for label, workers, kind in RUNS:
-        out = work / f"out-{workers}-{kind}.jsonl"
-        cold()
-        cpu = cpu_seconds()
-        stats = run_batch(rag, items, out, seed=args.seed, workers=workers, executor=kind)
-        cpu = cpu_seconds() - cpu  # worker processes are counted once they have exited
-        records = {}
-        with open(out, encoding="utf-8") as fh:
-            for line in fh:
-                r = json.loads(line)
-                records[r["id"]] = json.dumps(r["context"], sort_keys=True)
-        if reference is None:
-            reference = records
-        assert records == reference, f"{label}: records differ from the 1-worker run"
-        rows.append((label, stats.executor, stats.rate, stats.seconds, cpu, stats.errors, load()))
-        print(f"{label}: {stats.rate:.1f}/s", file=sys.stderr)
+    for _ in range(args.repeat):
+        for label, workers, kind in RUNS:
+            out = work / f"out-{workers}-{kind}.jsonl"
+            out.unlink(missing_ok=True)
+            cold()
+            cpu = cpu_seconds()
+            stats = run_batch(rag, items, out, seed=args.seed, workers=workers, executor=kind)
+            cpu = cpu_seconds() - cpu  # worker processes are counted once they have exited
+            records = {}
+            with open(out, encoding="utf-8") as fh:
+                for line in fh:
+                    r = json.loads(line)
+                    records[r["id"]] = json.dumps(r["context"], sort_keys=True)
+            if reference is None:
+                reference = records
+            assert records == reference, f"{label}: records differ from the 1-worker run"
+            size = out.stat().st_size / args.n / 1000
+            rows.append((label, stats.executor, stats.rate, stats.seconds, cpu, stats.errors,
+                         load(), size))
+            print(f"{label}: {stats.rate:.1f}/s", file=sys.stderr)
+    best: dict[str, tuple] = {}
+    for row in rows:
+        if row[0] not in best or row[2] > best[row[0]][2]:
+            best[row[0]] = row
+    rows = list(best.values())
 
     print(f"\n{Path(args.vault).name}: {len(notes)} notes, {args.n} focus contexts, default "
-          f"budget, seed {args.seed}, cold token-count cache per run; "
+          f"budget, seed {args.seed}, cold token-count cache per run, best of {args.repeat}; "
           f"Python {platform.python_version()}\n")
-    print("| run | executor | contexts/s | seconds | CPU ms / context | cores used | errors "
-          "| load avg after |")
-    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for label, kind, rate, seconds, cpu, errors, after in rows:
+    limit = rag.settings.llm.focus_list_limit
+    print(f"[llm] focus_list_limit = {limit}\n")
+    print("| run | executor | contexts/s | seconds | CPU ms / context | cores used | KB / line "
+          "| errors | load avg after |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for label, kind, rate, seconds, cpu, errors, after, size in rows:
         print(f"| {label} | {kind} | {rate:.1f} | {seconds:.1f} | {cpu / args.n * 1000:.1f} "
-              f"| {cpu / seconds:.2f} | {errors} | {after:.1f} |")
+              f"| {cpu / seconds:.2f} | {size:.1f} | {errors} | {after:.1f} |")
 
 
 def cpu_seconds() -> float:
