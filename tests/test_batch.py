@@ -205,12 +205,14 @@ def test_ctrl_c_stops_cleanly_and_the_rerun_completes(rag: VaultRAG, tmp_path: P
         if counts["done"] == 3:
             os.kill(os.getpid(), signal.SIGINT)
 
+    # A process started in the background (CI, nohup) may begin with SIGINT ignored.
+    before = signal.getsignal(signal.SIGINT)
     stats = run_batch(rag, items, out, progress=interrupt_at_three, notify=messages.append)
     assert stats.interrupted and 3 <= stats.done < len(NOTES)
     assert messages and messages[0].startswith("stopping")
     first = records(out)
     assert len(first) == stats.done
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # handler restored
+    assert signal.getsignal(signal.SIGINT) == before  # handler restored
     again = run_batch(rag, items, out)
     assert not again.interrupted and again.skipped == stats.done
     assert Counter(r["id"] for r in records(out)) == Counter(range(len(NOTES)))
