@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import networkx as nx
 
 TRAVERSABLE = frozenset({"note", "folder"})
+_BLANK_RUN = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,10 +121,13 @@ class VaultGraph:
         return self.nodes[uri]
 
     def details(self, uri: str) -> str:
-        """The Markdown body of a note ('' for folders, ghosts and attachments)."""
+        """The Markdown body of a note ('' for folders, ghosts and attachments).
+
+        The stored body keeps a removed comment's lines (so line numbers stay true);
+        shown to a reader, a run of blank lines is one blank line."""
         if self.nodes[uri].kind != "note":
             return ""
-        return self.text_source(uri)
+        return _BLANK_RUN.sub("\n\n", self.text_source(uri))
 
     def is_traversable(self, uri: str) -> bool:
         node = self.nodes.get(uri)

@@ -183,3 +183,10 @@ def test_every_relation_has_a_phrase():
 def test_iso_utc():
     assert iso_utc(0) is None
     assert iso_utc(NOW) == "2024-06-01T00:00:00Z"
+
+
+def test_blank_lines_left_by_removed_comments_show_as_one():
+    # The indexer keeps a removed %% comment %%'s lines so line numbers stay true.
+    g = Vault().note("F", "Intro.\n\n\n\n\nAfter the comment.\n").build()
+    details = focus(g, "F", 0, FocusSettings(), get_tokenizer(), seed=0).focus_note.details
+    assert details == "Intro.\n\nAfter the comment.\n"
