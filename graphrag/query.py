@@ -107,7 +107,7 @@ def run_query(
     found = weigh(found, entries, link_context(corpus, [e.uri for e in entries], chunk_scores))
     ranked, dropped = rank(graph, corpus, found, qs, fs, rng, now, similarity)
 
-    chunk_text = DetailSource(index, corpus, chunk_scores)
+    chunk_text = DetailSource(index, corpus, chunk_scores, qs.show_properties)
     # In the prompt, part of the budget is kept for the [Connection] lines, which are
     # counted too and would otherwise never fit after the notes have filled it.
     reserve = int(budget * qs.connection_budget_share) if output == "prompt" else 0

@@ -24,13 +24,59 @@ from .render import path_text
 
 
 class DetailSource:
-    def __init__(self, index: IndexSnapshot, corpus: Corpus, chunk_scores: np.ndarray) -> None:
+    """A note's details for the question: its scalar front-matter properties (with
+    ``properties``), then its body or best chunks, in at most ``limit`` characters."""
+
+    def __init__(
+        self,
+        index: IndexSnapshot,
+        corpus: Corpus,
+        chunk_scores: np.ndarray,
+        properties: bool = False,
+    ) -> None:
         self.index = index
         self.corpus = corpus
         self.chunk_scores = chunk_scores
+        self.properties = properties
 
     def __call__(self, uri: str, limit: int) -> tuple[str, bool]:
+        head = property_lines(self.index, uri) if self.properties else ""
+        if head and len(head) + 2 < limit:
+            text, cut = query_details(
+                self.index, self.corpus, uri, self.chunk_scores, limit - len(head) - 2
+            )
+            return (f"{head}\n\n{text}" if text else head), cut
         return query_details(self.index, self.corpus, uri, self.chunk_scores, limit)
+
+
+# Front matter keys shown elsewhere (title, tags, aliases) or that are links (the graph).
+HIDDEN_PROPERTIES = frozenset({"title", "tags", "tag", "aliases", "alias", "cssclasses"})
+MAX_PROPERTY_CHARS = 200
+
+
+def property_lines(index: IndexSnapshot, uri: str) -> str:
+    """``key: value`` lines for a note's scalar front-matter properties (and lists of
+    scalars), in front-matter order. Links (``[[X]]``) are left out: they are edges of
+    the graph, shown as relations. kepano-style vaults keep most facts here
+    (``twitter: kepano``), and the body alone never shows them."""
+    row = index.note_row(uri)
+    props = (row or {}).get("properties") or {}
+    lines = []
+    for key, value in props.items():
+        if str(key).casefold() in HIDDEN_PROPERTIES:
+            continue
+        items = value if isinstance(value, list) else [value]
+        shown = [
+            str(v)
+            for v in items
+            if isinstance(v, str | int | float) and str(v).strip() and "[[" not in str(v)
+        ]
+        if shown:
+            text = ", ".join(shown)
+            if len(text) > MAX_PROPERTY_CHARS:
+                text = text[: MAX_PROPERTY_CHARS - 1] + "\u2026"
+            lines.append(f"{key}: {text}")
+    return "\n".join(lines)
 
 
 def _ut(graph: VaultGraph, uri: str) -> UriAndTitle:

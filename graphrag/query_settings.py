@@ -69,6 +69,7 @@ class QuerySettings:
     entry_truncate_length: int = 4000
     entry_budget_share: float = 0.5
     entry_list_limit: int = 10
+    show_properties: bool = True
     max_connections: int = 30
     connection_budget_share: float = 0.05
     # -- searches ------------------------------------------------------------------------

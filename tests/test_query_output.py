@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from graphrag.query_render import connection_lines, doc_block, render_prompt
-from tests.query_vault import make_rag, uris
+from tests.query_vault import json_tokens, make_rag, uris
 
 FILLER = "plain words about nothing much at all in this part of the page today"
 
@@ -203,3 +203,27 @@ def test_the_prompt_keeps_room_for_connection_lines(tmp_path):
         assert result.tokens_used <= budget
         if len(docs) >= 2:
             assert result.connections  # Hub links to every part
+
+
+PROPERTY_FILES = {
+    "Meeting.md": '---\npeople: "[[Steph]]"\ndate: 2023-09-12\nloc: [Remote]\n---\n'
+    "# Meeting\n\nDiscussed the cheese cellar.\n",
+    "Steph.md": '---\ntwitter: kepano\ntags: [person]\norg: "[[Obsidian]]"\n---\n# Steph\n\nA person.\n',
+}
+
+
+def test_details_show_scalar_front_matter_properties_but_not_links(tmp_path):
+    query = {"vector_entry_count": 1, "max_entries": 1, "tag_expansion_enabled": False}
+    rag = make_rag(tmp_path, PROPERTY_FILES, query=query)
+    result = rag.query("meeting cheese cellar", seed=0)
+    assert uris(result.entries) == ["Meeting"]
+    entry = result.entries[0].note.details
+    assert entry.startswith("date: 2023-09-12\nloc: Remote\n\n# Meeting")
+    steph = {n.uri: n for n in result.related}["Steph"].note.details
+    assert steph.startswith("twitter: kepano\n\n")  # no tags line, no [[Obsidian]] link
+    assert "[[" not in steph and "person" not in steph.split("\n\n")[0]
+    # The properties are part of what the budget counts.
+    assert result.tokens_used == json_tokens(rag, result)
+    off = make_rag(tmp_path / "off", PROPERTY_FILES, query={**query, "show_properties": False})
+    entry = off.query("meeting cheese cellar", seed=0).entries[0].note.details
+    assert entry.startswith("# Meeting") and "2023-09-12" not in entry
