@@ -19,12 +19,12 @@ demo: $(STAMP)
 	$(BIN)/vault-graphrag focus "Shepherd's Hut" --vault sample_vault --index-dir .demo-index --budget 800 --prompt
 
 test: $(STAMP)
-	$(BIN)/ruff check indexer graphrag tests benchmarks
+	$(BIN)/ruff check indexer graphrag tests benchmarks examples
 	$(BIN)/pytest -q
 
 lint: $(STAMP)
-	$(BIN)/ruff check indexer graphrag tests benchmarks
-	$(BIN)/ruff format --check indexer graphrag tests benchmarks
+	$(BIN)/ruff check indexer graphrag tests benchmarks examples
+	$(BIN)/ruff format --check indexer graphrag tests benchmarks examples
 
 clean:
 	rm -rf $(VENV) .demo-index
