@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import difflib
 import os
-import sys
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,6 +19,7 @@ from indexer.store import MANIFEST, read_manifest
 from indexer.tokens import Tokenizer, get_tokenizer
 
 from .answer import Answer
+from .chunk_vectors import one_torch_thread
 from .config import Settings, load_settings
 from .errors import AmbiguousNoteError, InvalidRequestError, NoteNotFoundError, VaultError
 from .filters import Filters
@@ -253,7 +252,7 @@ class VaultRAG:
             if key in cache:
                 cache.move_to_end(key)
                 return cache[key]
-        with _one_thread():
+        with one_torch_thread():
             vec = np.asarray(self.embedder.embed([text]), dtype=np.float32).reshape(-1)
         with self._swap:
             cache[key] = vec
@@ -275,7 +274,7 @@ class VaultRAG:
         from .errors import IndexStaleError
 
         vec = self.embed_query(text)
-        if len(scope.corpus.matrix) and vec.shape[0] != scope.corpus.dim:
+        if scope.corpus.chunk_count and vec.shape[0] != scope.corpus.dim:
             model = scope.index.manifest.get("model")
             raise IndexStaleError(
                 f"{self.index_dir}: the index holds {scope.corpus.dim}-dimension vectors "
@@ -468,26 +467,3 @@ def _question(text: str) -> str:
     if not text or not text.strip():
         raise InvalidRequestError("query", "the question is empty: ask something")
     return text.strip()
-
-
-_EMBED_ONE = threading.Lock()
-
-
-@contextmanager
-def _one_thread() -> Iterator[None]:
-    """Embed one question on one torch thread: for a single short text the hand-offs
-    between threads cost more than they save, and on a busy 2-core machine two
-    threads made the median 30x slower (8 ms -> 240 ms). The setting is global, so
-    question embeddings take turns; an index build running meanwhile is slowed for
-    those few milliseconds at most."""
-    torch = sys.modules.get("torch")
-    if torch is None:  # a model without torch (tests' fakes): nothing to tune
-        yield
-        return
-    with _EMBED_ONE:
-        previous = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
-            yield
-        finally:
-            torch.set_num_threads(previous)

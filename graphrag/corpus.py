@@ -6,10 +6,12 @@ rows, and so are all the notes of a folder (they share the prefix ``F/``):
 ``note_sims`` is one matrix-vector product plus a ``maximum.reduceat``, and a
 hierarchical search over a folder is a slice of the matrix, not a copy.
 
-The chunk matrix is a copy of the FAISS vectors in that order (a chunk shared
-by two notes gets a row in each). For one query, numpy over it is faster than
-FAISS (DESIGN section 7: ~5 ms at 100k x 384). At 100k notes it costs about
-as much memory as the FAISS index itself.
+The chunk vectors are a copy of the FAISS vectors in that order (a chunk
+shared by two notes gets a row in each), scanned whole for each question:
+a float32 matrix up to ``chunk_vectors.HALF_ROWS`` rows (1-3 ms at 10k
+notes), above it a float16 copy with the best rows scored again in float32
+from FAISS's own storage (``chunk_vectors.py``: half the bytes read, half
+the memory of a float32 copy).
 
 A ``Corpus`` belongs to one ``Snapshot``: ``corpus_for`` keys its cache by the
 snapshot's graph object and drops the entry when that graph is collected, so a
@@ -22,7 +24,7 @@ import bisect
 import sqlite3
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote
@@ -33,6 +35,14 @@ import numpy as np
 from indexer.load import IndexSnapshot
 from indexer.vectors import VectorIndex
 
+from .chunk_vectors import (
+    HALF_ROWS,
+    ChunkVectors,
+    ExactVectors,
+    HalfVectors,
+    half_precision_available,
+    one_torch_thread,
+)
 from .graph import VaultGraph
 
 if TYPE_CHECKING:
@@ -52,25 +62,30 @@ class Corpus:
         generation: Path,
         uris: list[str],
         chunk_start: np.ndarray,
-        matrix: np.ndarray,
+        matrix: np.ndarray | None,
         created: np.ndarray,
         modified: np.ndarray,
         body_chars: np.ndarray,
         dated: np.ndarray | None = None,
+        vectors: ChunkVectors | None = None,
     ) -> None:
         self.generation = generation
         self.uris = uris
         self.index_of = {uri: i for i, uri in enumerate(uris)}
         self.chunk_start = chunk_start  # note i owns chunk rows [start[i], start[i + 1])
-        self.matrix = matrix
+        # The chunk vectors in row order: ``matrix`` (float32), or a layout for scans.
+        if vectors is None:
+            assert matrix is not None
+            vectors = ExactVectors(matrix)
+        self.vectors: ChunkVectors = vectors
         self.created = created
         self.modified = modified
         self.body_chars = body_chars
         # Whether ``created`` came from front matter rather than the file's mtime, which
         # says when a vault was copied or checked out as often as when a note was written.
         self.dated = dated if dated is not None else np.zeros(len(uris), dtype=bool)
-        has_chunks = chunk_start[1:] > chunk_start[:-1]
-        self._with_chunks = np.flatnonzero(has_chunks)
+        self._has_chunks = chunk_start[1:] > chunk_start[:-1]
+        self._with_chunks = np.flatnonzero(self._has_chunks)
         self._lazy: dict[str, Any] = {}
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
@@ -81,20 +96,79 @@ class Corpus:
 
     @property
     def dim(self) -> int:
-        return int(self.matrix.shape[1])
+        return self.vectors.dim
+
+    @property
+    def chunk_count(self) -> int:
+        """Rows of chunk vectors (a chunk shared by two notes has a row in each)."""
+        return self.vectors.rows
+
+    @property
+    def matrix(self) -> np.ndarray:
+        """The chunk vectors as one float32 matrix in row order, for batch work. With the
+        float16 layout (large vaults) it is built on first use: a single question should
+        use ``chunk_scores``."""
+        return self.vectors.matrix
 
     # -- vectors --------------------------------------------------------------------------
     def chunk_scores(self, query_vec: np.ndarray) -> np.ndarray:
         """Cosine of every chunk with the (normalised) query, in chunk-row order."""
-        return inner_products(self.matrix, query_vec)
+        return self.vectors.scores(query_vec)
 
-    def note_sims(self, chunk_scores: np.ndarray) -> np.ndarray:
-        """Each note's best chunk; -1 for notes without chunks (empty notes)."""
+    def subset_scores(
+        self,
+        query_vec: np.ndarray,
+        blocks: Iterable[tuple[int, int]] = (),
+        scattered: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """``chunk_scores`` for the rows in ``blocks`` (half-open ranges) and
+        ``scattered``; ``-inf`` for every other row."""
+        return self.vectors.subset_scores(query_vec, blocks, scattered)
+
+    def vector_sum(
+        self, blocks: Iterable[tuple[int, int]] = (), scattered: np.ndarray | None = None
+    ) -> np.ndarray:
+        """The sum of the float32 vectors of those rows (float64)."""
+        return self.vectors.vector_sum(blocks, scattered)
+
+    def note_sims(self, chunk_scores: np.ndarray, notes: np.ndarray | None = None) -> np.ndarray:
+        """Each note's best chunk; -1 for notes without chunks (empty notes).
+
+        ``notes`` (sorted note indices): compute only those, -1 for the others (a
+        hierarchical search scores a few hubs' notes, not the whole vault)."""
         sims = np.full(len(self.uris), -1.0, dtype=np.float32)
-        if len(self._with_chunks):
-            starts = self.chunk_start[self._with_chunks]
-            sims[self._with_chunks] = np.maximum.reduceat(chunk_scores, starts)
+        if notes is not None:
+            notes = notes[self._has_chunks[notes]]
+            lo = self.chunk_start[notes]
+            counts = self.chunk_start[notes + 1] - lo
+            offsets = np.cumsum(counts) - counts
+            rows = np.arange(int(counts.sum())) + np.repeat(lo - offsets, counts)
+            if len(notes):
+                sims[notes] = np.maximum.reduceat(chunk_scores[rows], offsets)
+        elif len(self._with_chunks):
+            sims[self._with_chunks] = self._segment_max(chunk_scores)
         return sims
+
+    def notes_of_rows(self, rows: np.ndarray) -> np.ndarray:
+        """The sorted distinct notes owning chunk ``rows``."""
+        return np.unique(np.searchsorted(self.chunk_start, rows, side="right") - 1)
+
+    def _segment_max(self, chunk_scores: np.ndarray) -> np.ndarray:
+        """Max over each note's rows, notes with chunks only. ``maximum.reduceat`` costs
+        ~2.5 ms at 100k notes; with the float16 layout torch is loaded anyway and its
+        ``segment_reduce`` does the same in ~1 ms."""
+        starts = self.chunk_start[self._with_chunks]
+        if not isinstance(self.vectors, HalfVectors):
+            return np.maximum.reduceat(chunk_scores, starts)
+        import torch
+
+        lengths = self.derived(
+            "segment-lengths",
+            lambda: torch.from_numpy(np.diff(np.append(starts, self.chunk_count))),
+        )
+        with one_torch_thread():
+            out = torch.segment_reduce(torch.from_numpy(chunk_scores), "max", lengths=lengths)
+        return out.numpy()
 
     def chunk_rows(self, note: int) -> tuple[int, int]:
         return int(self.chunk_start[note]), int(self.chunk_start[note + 1])
@@ -138,31 +212,6 @@ class Corpus:
         return sqlite3.connect(
             f"file:{quote(str(db_path))}?mode=ro&immutable=1", uri=True, check_same_thread=False
         )
-
-
-def inner_products(matrix: np.ndarray, query_vec: np.ndarray) -> np.ndarray:
-    """``matrix @ query_vec`` for one query, computed on the calling thread.
-
-    numpy's ``@`` hands a large matrix-vector product to OpenBLAS's thread pool, whose
-    threads then spin waiting for more work: on a busy 2-core machine that made the
-    10k-note scan 7x slower (15 ms instead of 2) and slowed what followed it, the
-    token counting above all. FAISS's SIMD kernel is as fast as one BLAS thread, runs
-    on this one, and releases the GIL while it reads the matrix.
-    """
-    q = np.ascontiguousarray(query_vec, dtype=np.float32).reshape(-1)
-    rows = len(matrix)
-    out = np.empty(rows, dtype=np.float32)
-    if rows == 0:
-        return out
-    if matrix.ndim != 2 or matrix.shape[1] != len(q):
-        raise ValueError(f"a {len(q)}-dimension query for {matrix.shape[-1]}-dimension vectors")
-    m = matrix if matrix.flags.c_contiguous and matrix.dtype == np.float32 else (
-        np.ascontiguousarray(matrix, dtype=np.float32)
-    )
-    faiss.fvec_inner_products_ny(
-        faiss.swig_ptr(out), faiss.swig_ptr(q), faiss.swig_ptr(m), len(q), rows
-    )
-    return out
 
 
 def corpus_for(snapshot: Snapshot) -> Corpus:
@@ -213,12 +262,21 @@ def build_corpus(index: IndexSnapshot, graph: VaultGraph) -> Corpus:
     chunk_start = np.cumsum(counts)
     vec_ids = np.asarray(kept_vec, dtype=np.int64)
     dim = vectors.shape[1] if vectors.ndim == 2 else int(index.manifest.get("dim") or 0)
-    matrix = np.zeros((len(vec_ids), dim), dtype=np.float32)
+    # Each row's line in FAISS's storage; a chunk whose vector is missing gets -1 and
+    # a zero row: it never matches.
+    positions = np.full(len(vec_ids), -1, dtype=np.int64)
     if len(vec_ids) and len(sorted_ids):
         pos = np.searchsorted(sorted_ids, vec_ids).clip(0, len(sorted_ids) - 1)
         found = sorted_ids[pos] == vec_ids
-        # A chunk whose vector is missing keeps a zero row: it never matches.
-        matrix[found] = vectors[order[pos[found]]]
+        positions[found] = order[pos[found]]
+    matrix: np.ndarray | None = None
+    layout: ChunkVectors | None = None
+    if len(vec_ids) >= HALF_ROWS and half_precision_available():
+        layout = HalfVectors.build(vectors, positions, index.vectors)
+    else:
+        matrix = np.zeros((len(vec_ids), dim), dtype=np.float32)
+        found = positions >= 0
+        matrix[found] = vectors[positions[found]]
 
     infos = [graph.info(u) for u in uris]
     return Corpus(
@@ -226,6 +284,7 @@ def build_corpus(index: IndexSnapshot, graph: VaultGraph) -> Corpus:
         uris=uris,
         chunk_start=chunk_start,
         matrix=matrix,
+        vectors=layout,
         created=np.array([n.created for n in infos], dtype=np.float64),
         modified=np.array([n.modified for n in infos], dtype=np.float64),
         body_chars=np.array([(meta.get(u) or (0, 0))[0] or 0 for u in uris], dtype=np.int64),

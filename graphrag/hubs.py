@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .chunk_vectors import inner_products
 from .corpus import Corpus
 from .graph import VaultGraph
 from .query_model import SearchResult
@@ -47,7 +48,7 @@ def hub_table(corpus: Corpus, graph: VaultGraph, settings: QuerySettings) -> Hub
 
 
 def build_hubs(corpus: Corpus, graph: VaultGraph, s: QuerySettings) -> HubTable:
-    total = max(len(corpus.matrix), 1)
+    total = max(corpus.chunk_count, 1)
     limit = s.hub_max_fraction * total
     start = corpus.chunk_start
     names: list[str] = []
@@ -62,9 +63,7 @@ def build_hubs(corpus: Corpus, graph: VaultGraph, s: QuerySettings) -> HubTable:
         size = sum(hi - lo for lo, hi in blocks) + (len(scattered) if scattered is not None else 0)
         if notes < s.hub_min_notes or size == 0 or size > limit:
             return
-        mean = sum((corpus.matrix[lo:hi].sum(axis=0) for lo, hi in blocks), np.zeros(corpus.dim))
-        if scattered is not None:
-            mean = mean + corpus.matrix[scattered].sum(axis=0)
+        mean = corpus.vector_sum(blocks, scattered)
         norm = float(np.linalg.norm(mean))
         if norm == 0:
             return
@@ -107,6 +106,17 @@ def build_hubs(corpus: Corpus, graph: VaultGraph, s: QuerySettings) -> HubTable:
     )
 
 
+def _merged(blocks: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Half-open ranges merged where they overlap (a folder and its subfolder)."""
+    out: list[tuple[int, int]] = []
+    for lo, hi in sorted(blocks):
+        if out and lo <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], hi))
+        elif hi > lo:
+            out.append((lo, hi))
+    return out
+
+
 def _parents(uris: list[str]) -> set[str]:
     """Every ancestor folder of every note (``a/b/c`` -> ``a``, ``a/b``)."""
     out: set[str] = set()
@@ -126,9 +136,9 @@ def hierarchical_search(
     q = np.asarray(query_vec, dtype=np.float32).reshape(-1)
     chosen: list[int] = []
     if len(table.names):
-        budget = s.hub_max_fraction * len(corpus.matrix)
+        budget = s.hub_max_fraction * corpus.chunk_count
         covered = 0
-        for h in np.argsort(-(table.vectors @ q), kind="stable"):
+        for h in np.argsort(-inner_products(table.vectors, q), kind="stable"):
             if len(chosen) == s.hub_count:
                 break
             if covered + table.sizes[h] <= budget:
@@ -141,14 +151,14 @@ def hierarchical_search(
         return SearchResult(query, "hierarchical", full.hits, hubs=(), message=full.message)
 
     # Step 2: scores only for the chosen hubs' chunk rows; the rest stay at -inf.
-    chunk_scores = np.full(len(corpus.matrix), -np.inf, dtype=np.float32)
-    for h in chosen:
-        for lo, hi in table.ranges[h]:
-            chunk_scores[lo:hi] = corpus.matrix[lo:hi] @ q
-        scattered = table.rows[h]
-        if scattered is not None and len(scattered):
-            chunk_scores[scattered] = corpus.matrix[scattered] @ q
-    sims = corpus.note_sims(chunk_scores)
+    blocks = [block for h in chosen for block in table.ranges[h]]
+    scattered = [r for h in chosen if (r := table.rows[h]) is not None and len(r)]
+    merged = _merged(blocks)
+    rows = np.unique(np.concatenate(scattered)) if scattered else None
+    chunk_scores = corpus.subset_scores(q, merged, rows)
+    touched = [np.arange(lo, hi) for lo, hi in merged] + ([rows] if rows is not None else [])
+    notes = corpus.notes_of_rows(np.concatenate(touched)) if touched else np.zeros(0, np.int64)
+    sims = corpus.note_sims(chunk_scores, notes)
     order = top_notes(sims, top_k, scope.allowed, -1.0)
     hits = tuple(vector_hit(scope, i, float(sims[i]), chunk_scores) for i in order)
     return SearchResult(

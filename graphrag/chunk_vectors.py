@@ -1,0 +1,259 @@
+"""The chunk vectors one question is scored against, in corpus row order.
+
+Two layouts, chosen by size when a ``Corpus`` is built:
+
+* ``ExactVectors``: a float32 matrix, scanned whole. Below ``HALF_ROWS`` rows
+  (10k notes are ~27k rows) the scan costs 1-3 ms, so nothing else is worth it.
+* ``HalfVectors``: from ``HALF_ROWS`` rows up. A scan is memory-bound: 270k rows
+  x 384 float32 is 415 MB read per question (27-40 ms on this machine). The scan
+  reads a float16 copy instead (half the bytes: 18-20 ms), then the best
+  ``RESCORE_ROWS`` rows are scored again in float32 from the vectors FAISS already
+  holds, so every cosine near the top of a ranking is exact; the others are off
+  by at most ~1e-4 (float16 keeps 11 bits). The float16 copy (207 MB at 270k
+  rows) replaces the float32 copy in corpus order (415 MB): the exact vectors are
+  FAISS's own, looked up through a row -> FAISS-row table.
+
+Every scan runs on the calling thread (``inner_products``; ``one_torch_thread``
+for float16): on a busy 2-core machine a thread pool waiting for work cost more
+than the second core gave.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any, Protocol
+
+import faiss
+import numpy as np
+
+HALF_ROWS = 100_000  # rows from which the scan reads float16 (if torch is there)
+RESCORE_ROWS = 2048  # best rows of a float16 scan scored again in float32
+_BLOCK = 65_536  # rows copied at a time while building or summing (bounded memory)
+
+Blocks = Iterable[tuple[int, int]]
+
+
+class ChunkVectors(Protocol):
+    rows: int
+    dim: int
+
+    @property
+    def matrix(self) -> np.ndarray: ...
+
+    def scores(self, query: np.ndarray) -> np.ndarray: ...
+
+    def subset_scores(
+        self, query: np.ndarray, blocks: Blocks, scattered: np.ndarray | None
+    ) -> np.ndarray: ...
+
+    def vector_sum(self, blocks: Blocks, scattered: np.ndarray | None) -> np.ndarray: ...
+
+    def nbytes(self) -> int: ...
+
+
+def inner_products(matrix: np.ndarray, query_vec: np.ndarray) -> np.ndarray:
+    """``matrix @ query_vec`` for one query, computed on the calling thread.
+
+    numpy's ``@`` hands a matrix-vector product of more than ~9k elements to
+    OpenBLAS's thread pool, whose threads then spin waiting for more work: on a
+    busy 2-core machine that made the 10k-note scan 15 ms instead of 2 and slowed
+    what followed it, the token counting above all. FAISS's SIMD kernel is as fast
+    as one BLAS thread, runs on this one, and releases the GIL while it reads.
+    """
+    q = np.ascontiguousarray(query_vec, dtype=np.float32).reshape(-1)
+    rows = len(matrix)
+    out = np.empty(rows, dtype=np.float32)
+    if rows == 0:
+        return out
+    if matrix.ndim != 2 or matrix.shape[1] != len(q):
+        raise ValueError(f"a {len(q)}-dimension query for {matrix.shape[-1]}-dimension vectors")
+    m = matrix
+    if not (m.flags.c_contiguous and m.dtype == np.float32):
+        m = np.ascontiguousarray(m, dtype=np.float32)
+    faiss.fvec_inner_products_ny(
+        faiss.swig_ptr(out), faiss.swig_ptr(q), faiss.swig_ptr(m), len(q), rows
+    )
+    return out
+
+
+class ExactVectors:
+    """A float32 matrix in row order."""
+
+    def __init__(self, matrix: np.ndarray) -> None:
+        self.matrix = matrix
+        self.rows = len(matrix)
+        self.dim = int(matrix.shape[1]) if matrix.ndim == 2 else 0
+
+    def scores(self, query: np.ndarray) -> np.ndarray:
+        return inner_products(self.matrix, query)
+
+    def subset_scores(
+        self, query: np.ndarray, blocks: Blocks, scattered: np.ndarray | None
+    ) -> np.ndarray:
+        out = np.full(self.rows, -np.inf, dtype=np.float32)
+        for lo, hi in blocks:
+            out[lo:hi] = inner_products(self.matrix[lo:hi], query)
+        if scattered is not None and len(scattered):
+            out[scattered] = inner_products(self.matrix[scattered], query)
+        return out
+
+    def vector_sum(self, blocks: Blocks, scattered: np.ndarray | None) -> np.ndarray:
+        total = sum((self.matrix[lo:hi].sum(axis=0) for lo, hi in blocks), np.zeros(self.dim))
+        if scattered is not None and len(scattered):
+            total = total + self.matrix[scattered].sum(axis=0)
+        return total
+
+    def nbytes(self) -> int:
+        return int(self.matrix.nbytes)
+
+
+class HalfVectors:
+    """A float16 copy for scans; exact float32 rows from FAISS's storage.
+
+    ``exact`` is FAISS's flat storage (a view: ``owner``, the ``VectorIndex``, keeps
+    it alive); ``positions[row]`` is the row's line in it, -1 for a chunk whose
+    vector is missing (a zero row: it never matches).
+    """
+
+    def __init__(self, half: Any, exact: np.ndarray, positions: np.ndarray, owner: object) -> None:
+        self.half = half  # torch.Tensor (rows, dim), float16
+        self.rows, self.dim = int(half.shape[0]), int(half.shape[1])
+        self._exact = exact
+        self._positions = positions
+        self._owner = owner
+        self._matrix: np.ndarray | None = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def build(cls, exact: np.ndarray, positions: np.ndarray, owner: object) -> HalfVectors:
+        import torch
+
+        rows, dim = len(positions), int(exact.shape[1])
+        half = torch.empty((rows, dim), dtype=torch.float16)
+        out = cls(half, exact, positions, owner)
+        for lo in range(0, rows, _BLOCK):
+            hi = min(lo + _BLOCK, rows)
+            half[lo:hi] = torch.from_numpy(out.exact_rows(np.arange(lo, hi)))
+        return out
+
+    def exact_rows(self, rows: np.ndarray) -> np.ndarray:
+        """The float32 vectors of ``rows`` (a copy)."""
+        pos = self._positions[rows]
+        out = self._exact[np.maximum(pos, 0)]
+        missing = pos < 0
+        if missing.any():
+            out[missing] = 0.0
+        return out
+
+    @property
+    def matrix(self) -> np.ndarray:
+        """The float32 matrix in row order, built on first use and kept (415 MB at 270k
+        rows): for batch work (evaluation, baselines), never for a single question."""
+        if self._matrix is None:
+            with self._lock:
+                if self._matrix is None:
+                    matrix = np.empty((self.rows, self.dim), dtype=np.float32)
+                    for lo in range(0, self.rows, _BLOCK):
+                        hi = min(lo + _BLOCK, self.rows)
+                        matrix[lo:hi] = self.exact_rows(np.arange(lo, hi))
+                    self._matrix = matrix
+        return self._matrix
+
+    def _scan(self, block: Any, query: np.ndarray) -> np.ndarray:
+        import torch
+
+        q = torch.from_numpy(np.ascontiguousarray(query, dtype=np.float32).reshape(-1))
+        if q.shape[0] != self.dim:
+            raise ValueError(f"a {q.shape[0]}-dimension query for {self.dim}-dimension vectors")
+        with one_torch_thread():
+            return torch.mv(block, q.to(torch.float16)).to(torch.float32).numpy()
+
+    def _rescore(
+        self, scores: np.ndarray, query: np.ndarray, among: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Score the best ``RESCORE_ROWS`` rows (of ``among``, if given) again in
+        float32, in place."""
+        pool = scores if among is None else scores[among]
+        n = min(RESCORE_ROWS, len(pool))
+        if n == 0:
+            return scores
+        top = np.argpartition(pool, len(pool) - n)[len(pool) - n :]
+        if among is not None:
+            top = among[top]
+        scores[top] = inner_products(self.exact_rows(top), query)
+        return scores
+
+    def scores(self, query: np.ndarray) -> np.ndarray:
+        if self.rows == 0:
+            return np.zeros(0, dtype=np.float32)
+        return self._rescore(self._scan(self.half, query), query)
+
+    def subset_scores(
+        self, query: np.ndarray, blocks: Blocks, scattered: np.ndarray | None
+    ) -> np.ndarray:
+        out = np.full(self.rows, -np.inf, dtype=np.float32)
+        scored = []
+        for lo, hi in blocks:
+            if hi > lo:
+                out[lo:hi] = self._scan(self.half[lo:hi], query)
+                scored.append(np.arange(lo, hi))
+        if scattered is not None and len(scattered):
+            # Exact at once: gathering rows costs less than copying them to scan in float16.
+            rows = np.asarray(scattered, dtype=np.int64)
+            out[rows] = inner_products(self.exact_rows(rows), query)
+            scored.append(rows)
+        # Partition only the rows scored: a partition over many equal -inf is slow.
+        among = np.unique(np.concatenate(scored)) if scored else np.zeros(0, dtype=np.int64)
+        return self._rescore(out, query, among)
+
+    def vector_sum(self, blocks: Blocks, scattered: np.ndarray | None) -> np.ndarray:
+        total = np.zeros(self.dim)
+        parts = [np.arange(lo, hi) for lo, hi in blocks]
+        if scattered is not None:
+            parts.append(np.asarray(scattered, dtype=np.int64))
+        for rows in parts:
+            for lo in range(0, len(rows), _BLOCK):
+                total = total + self.exact_rows(rows[lo : lo + _BLOCK]).sum(axis=0)
+        return total
+
+    def nbytes(self) -> int:
+        """Memory of this layout's own copy (FAISS's vectors are the snapshot's)."""
+        extra = self._matrix.nbytes if self._matrix is not None else 0
+        return int(self.half.element_size() * self.half.nelement()) + self._positions.nbytes + extra
+
+
+def half_precision_available() -> bool:
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+# -- torch's thread pool ------------------------------------------------------------------
+_TORCH_ONE = threading.Lock()
+
+
+@contextmanager
+def one_torch_thread() -> Iterator[None]:
+    """Run torch on one thread: for one question (an embedding, a float16 scan) the
+    hand-offs between threads cost more than they save, and on a busy 2-core machine
+    two threads made a question's embedding 30x slower (8 ms -> 240 ms). The setting
+    is global, so these calls take turns; an index build running meanwhile is slowed
+    for those few milliseconds at most."""
+    torch = sys.modules.get("torch")
+    if torch is None:  # a model without torch (tests' fakes): nothing to tune
+        yield
+        return
+    with _TORCH_ONE:
+        previous = torch.get_num_threads()
+        if previous != 1:
+            torch.set_num_threads(1)
+        try:
+            yield
+        finally:
+            if previous != 1:
+                torch.set_num_threads(previous)
