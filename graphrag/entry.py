@@ -8,7 +8,9 @@ Every note gets a blended score (seed "Hybrid Entry"):
 The best ``vector_entry_count`` notes by that score become entries, and so do
 notes the question names exactly: by a ``#tag`` (a nested tag matches its
 descendants) or by a title or alias written in the question. Those join even
-when their vectors are weak, because the user said which notes they mean.
+when their vectors are weak, because the user said which notes they mean; a
+title or alias more than ``title_max_notes`` notes bear says no such thing,
+and only adds to their blended score.
 
 A note qualifies at all only on some evidence: a cosine of at least
 ``entry_min_similarity``, a lexical match of at least ``lexical_min_coverage``
@@ -157,7 +159,13 @@ def select_entries(
         return []
     # Best first; ties by uri (corpus order) so a result never depends on the platform.
     ranked = candidates[np.lexsort((candidates, -blend[candidates]))]
-    named_title = [int(i) for i in ranked if title[i] > 0]
+    # A name several notes bear (six notes titled "Markdown") does not say which one
+    # is meant: it adds to their blended score but makes none of them an entry.
+    named: dict[str, list[int]] = {}
+    for i, name in titles.items():
+        named.setdefault(name.casefold(), []).append(i)
+    unique = {i for ii in named.values() if len(ii) <= s.title_max_notes for i in ii}
+    named_title = [int(i) for i in ranked if title[i] > 0 and int(i) in unique]
     top = [int(i) for i in ranked[: s.vector_entry_count]]
     named_tag = [int(i) for i in ranked if tags[i] > 0]
     chosen: list[int] = []

@@ -45,6 +45,7 @@ class QuerySettings:
     entry_min_similarity: float = 0.25
     lexical_min_coverage: float = 0.5
     title_min_chars: int = 4
+    title_max_notes: int = 1
     # -- traversal -----------------------------------------------------------------------
     max_hops: int = 2
     max_documents: int = 15

@@ -70,6 +70,27 @@ def test_a_one_word_title_must_be_written_as_a_name(tmp_path):
     assert "title" in {e.uri: e for e in named.entries}["Home"].matched_by
 
 
+AMBIGUOUS = {
+    "Pods/Markdown.md": "# Markdown\n\nExport pods write files.\n",
+    "Tags/Markdown.md": "# Markdown\n\nA tag page.\n",
+    "Doctor.md": "# Doctor\n\nThe doctor check finds clashing extensions.\n",
+}
+
+
+def test_a_name_several_notes_bear_does_not_make_entries_of_them(tmp_path):
+    question = "Which Markdown tool does the doctor check list as clashing extensions"
+    rag = make_rag(tmp_path, AMBIGUOUS, query={"vector_entry_count": 1})
+    result = rag.query(question, seed=0)
+    # Two notes are titled "Markdown": the question does not say which it means, so
+    # neither takes an entry slot; the best match by score does.
+    assert uris(result.entries) == ["Doctor"]
+    lenient = make_rag(
+        tmp_path / "lenient", AMBIGUOUS, query={"vector_entry_count": 1, "title_max_notes": 2}
+    )
+    named = set(uris(lenient.query(question, seed=0).entries))
+    assert named == {"Doctor", "Pods/Markdown", "Tags/Markdown"}
+
+
 def test_nothing_relevant_says_so_and_invents_no_entries(tmp_path):
     rag = make_rag(tmp_path, TAGGED)
     result = rag.query("quantum chromodynamics lattice", budget=2000, seed=0)
