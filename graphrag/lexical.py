@@ -57,12 +57,19 @@ class LexicalIndex:
         self._stemmer = _stemmer(language)
 
     def tokens(self, text: str) -> list[str]:
+        return self.token_lists([text])[0]
+
+    def token_lists(self, texts: list[str]) -> list[list[str]]:
+        """``tokens`` of each text, in one call: bm25s's own overhead per call (progress
+        bars it does not show, vocabulary dicts) outweighs tokenizing a short chunk."""
         import bm25s
 
+        if not texts:
+            return []
         out = bm25s.tokenize(
-            [text], stopwords="en", stemmer=self._stemmer, return_ids=False, show_progress=False
+            texts, stopwords="en", stemmer=self._stemmer, return_ids=False, show_progress=False
         )
-        return list(dict.fromkeys(t for t in out[0] if t))
+        return [list(dict.fromkeys(t for t in words if t)) for words in out]
 
     def score(self, text: str, size: int) -> LexicalScores:
         """BM25 of every note for ``text``; ``size`` is the corpus's note count."""

@@ -80,17 +80,25 @@ def vector_hit(scope: Scope, i: int, score: float, chunk_scores: np.ndarray) -> 
     return SearchHit(uri, title, score)
 
 
-def lexical_hit(
-    scope: Scope, lexical: LexicalIndex, i: int, score: float, terms: set[str]
-) -> SearchHit:
-    uri = scope.corpus.uris[i]
-    title = scope.graph.info(uri).title
-    chunks = scope.index.chunks_of(uri)
-    if not chunks:
-        return SearchHit(uri, title, score)
-    # The chunk holding most of the query's terms (the first of equals).
-    best = max(chunks, key=lambda c: (len(terms & set(lexical.tokens(section_text(c)))), -c.seq))
-    return SearchHit(uri, title, score, best.heading_path, _snippet(_body_of(best.text)))
+def lexical_hits(
+    scope: Scope, lexical: LexicalIndex, order: list[int], scores: np.ndarray, terms: set[str]
+) -> list[SearchHit]:
+    """Hits for notes ``order``, each with the chunk holding most of the query's terms
+    (the first of equals); every chunk is tokenized in one call."""
+    chunks = [scope.index.chunks_of(scope.corpus.uris[i]) for i in order]
+    words = iter(lexical.token_lists([section_text(c) for cs in chunks for c in cs]))
+    hits = []
+    for i, cs in zip(order, chunks, strict=True):
+        uri = scope.corpus.uris[i]
+        title = scope.graph.info(uri).title
+        if not cs:
+            hits.append(SearchHit(uri, title, float(scores[i])))
+            continue
+        shared = [len(terms.intersection(next(words))) for _ in cs]
+        best = cs[max(range(len(cs)), key=lambda j: (shared[j], -cs[j].seq))]
+        snippet = _snippet(_body_of(best.text))
+        hits.append(SearchHit(uri, title, float(scores[i]), best.heading_path, snippet))
+    return hits
 
 
 # -- the searches -----------------------------------------------------------------------------
@@ -109,7 +117,7 @@ def lexical_search(scope: Scope, query: str, top_k: int) -> SearchResult:
     scored = lexical.score(query, len(scope.corpus))
     terms = set(lexical.tokens(query))
     order = top_notes(scored.scores, top_k, scope.allowed, 0.0)
-    hits = [lexical_hit(scope, lexical, i, float(scored.scores[i]), terms) for i in order]
+    hits = lexical_hits(scope, lexical, order, scored.scores, terms)
     message = None if hits else "no note contains the query's words"
     return SearchResult(query, "lexical", tuple(hits), message=message)
 
