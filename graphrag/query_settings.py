@@ -22,6 +22,10 @@ Defaults follow the graph RAG strategy seed (../shared/seeds/obsidian-true-graph
   nearer and more similar notes, so the budget decides, not a cosine floor.
   ``min_similarity`` still applies to notes found by tag expansion (not a
   traversal hop) and would apply beyond ``close_depth`` if ``max_hops`` grew.
+* ``title_max_notes`` is 1: a name the question writes makes an entry because
+  the user said which note they mean; a title six notes share does not.
+* ``show_properties``: scalar front-matter properties open a note's details
+  (counted in the budget); vaults like kepano's keep most facts there.
 """
 
 from __future__ import annotations
