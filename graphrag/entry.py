@@ -157,17 +157,25 @@ def select_entries(
     candidates = np.flatnonzero(qualified)
     if len(candidates) == 0:
         return []
-    # Best first; ties by uri (corpus order) so a result never depends on the platform.
-    ranked = candidates[np.lexsort((candidates, -blend[candidates]))]
     # A name several notes bear (six notes titled "Markdown") does not say which one
     # is meant: it adds to their blended score but makes none of them an entry.
     named: dict[str, list[int]] = {}
     for i, name in titles.items():
         named.setdefault(name.casefold(), []).append(i)
     unique = {i for ii in named.values() if len(ii) <= s.title_max_notes for i in ii}
-    named_title = [int(i) for i in ranked if title[i] > 0 and int(i) in unique]
-    top = [int(i) for i in ranked[: s.vector_entry_count]]
-    named_tag = [int(i) for i in ranked if tags[i] > 0]
+    is_unique = np.zeros(len(vec), dtype=bool)
+    if unique:
+        is_unique[list(unique)] = True
+    # Each list best first, ties by uri (corpus order) so a result never depends on the
+    # platform; only as many as can be chosen (a later list skips at most what the
+    # earlier ones took), so nothing sorts all of a 100k-note vault's candidates.
+    named_title = _best(
+        candidates[(title[candidates] > 0) & is_unique[candidates]], blend, s.max_entries
+    )
+    top = _best(candidates, blend, s.vector_entry_count)
+    named_tag = _best(
+        candidates[tags[candidates] > 0], blend, s.max_entries + len(named_title) + len(top)
+    )
     chosen: list[int] = []
     for i in (*named_title, *top, *named_tag):
         if i not in chosen and len(chosen) < s.max_entries:
@@ -199,3 +207,13 @@ def select_entries(
         )
         for i in chosen
     ]
+
+
+def _best(idx: np.ndarray, score: np.ndarray, k: int) -> list[int]:
+    """The ``k`` of ``idx`` with the highest ``score``, best first, ties to the lower index."""
+    if k <= 0 or len(idx) == 0:
+        return []
+    if len(idx) > k:
+        kth = np.partition(score[idx], len(idx) - k)[len(idx) - k]
+        idx = idx[score[idx] >= kth]  # every note tied with the k-th best stays
+    return [int(i) for i in idx[np.lexsort((idx, -score[idx]))][:k]]
