@@ -15,12 +15,17 @@ Reported per size, p50 and p95 over ``--queries`` questions:
   ``hybrid_search``, ``hierarchical_search`` and, for comparison, the full
   search it replaces (``semantic_search``) and the query embedding alone;
 * one-off costs: loading the index, the first query (building the per-snapshot
-  arrays), building vs loading the lexical index, building the hub table.
+  arrays), building vs loading the lexical index, building the hub table;
+* memory: the chunk vectors' layout (``graphrag/chunk_vectors.py``) and its size,
+  beside FAISS's own copy of the vectors;
+* for a size scanned in float16 (``--agreement`` questions, default 50): how far
+  its answers are from the float32 scan's (top-10 overlap of ``semantic_search``
+  and of ``query``'s notes, identical ``query`` results, the largest score error).
 
 Usage::
 
     python benchmarks/bench_query.py --cache /tmp/vault-graphrag-bench [--sizes 10000 100000]
-        [--queries 100] [--out benchmarks/RESULTS.md]
+        [--queries 100] [--agreement 50] [--out benchmarks/RESULTS.md]
 """
 
 from __future__ import annotations
@@ -42,14 +47,20 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from graphrag import corpus as corpus_module  # noqa: E402
 from graphrag.api import VaultRAG  # noqa: E402
-from graphrag.corpus import build_corpus, corpus_for  # noqa: E402
+from graphrag.chunk_vectors import HalfVectors  # noqa: E402
+from graphrag.corpus import Corpus, build_corpus, corpus_for  # noqa: E402
+from graphrag.entry import parse_query  # noqa: E402
 from graphrag.hubs import build_hubs  # noqa: E402
 from graphrag.lexical import FOLDER, build_lexical, lexical_index  # noqa: E402
+from graphrag.query import run_query  # noqa: E402
+from graphrag.search import Scope, semantic_search  # noqa: E402
 from indexer import build_index  # noqa: E402
 from indexer.embed import SentenceTransformerEmbedder  # noqa: E402
 
 DIM = 384
+MAX_QUESTIONS = 60  # per row: the engine rows need them all in embed_query's cache (64)
 WORDS = [
     "budget",
     "garden",
@@ -131,8 +142,67 @@ def questions(rag: VaultRAG, n: int, salt: str) -> list[str]:
     return out
 
 
+def rss_mb() -> float:
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def agreement(rag: VaultRAG, corpus: Corpus, n: int) -> dict:
+    """The float16 layout's answers against a float32 corpus of the same snapshot."""
+    snap = rag.snapshot
+    saved = corpus_module.HALF_ROWS
+    corpus_module.HALF_ROWS = 1 << 62
+    try:
+        exact = build_corpus(snap.index, snap.graph)
+    finally:
+        corpus_module.HALF_ROWS = saved
+    s = rag.settings
+
+    def search(c: Corpus, q: str, vec: np.ndarray) -> list[str]:
+        scope = Scope(snap.index, snap.graph, c, s.query)
+        return [h.uri for h in semantic_search(scope, q, vec, 10).hits]
+
+    def query(c: Corpus, q: str, vec: np.ndarray) -> dict:
+        return run_query(
+            snap.index,
+            snap.graph,
+            c,
+            parse_query(q),
+            vec,
+            4000,
+            s.query,
+            s.focus,
+            rag.tokenizer,
+            seed=0,
+            now=1.7e9,
+        ).to_json()
+
+    def notes(result: dict) -> list[str]:
+        return [n["uri"] for n in (*result["entryNotes"], *result["relatedNotes"])][:10]
+
+    search_overlap, query_overlap, same, error = [], [], 0, 0.0
+    for q in questions(rag, n, "agreement"):
+        vec = rag.embed_query(q)
+        error = max(error, float(np.abs(corpus.chunk_scores(vec) - exact.chunk_scores(vec)).max()))
+        a, b = search(exact, q, vec), search(corpus, q, vec)
+        search_overlap.append(len(set(a) & set(b)) / max(len(a), 1))
+        qa, qb = query(exact, q, vec), query(corpus, q, vec)
+        na, nb = notes(qa), notes(qb)
+        query_overlap.append(len(set(na) & set(nb)) / max(len(na), 1))
+        same += qa == qb
+    return {
+        "questions": n,
+        "search_top10": statistics.mean(search_overlap),
+        "search_min": min(search_overlap),
+        "query_top10": statistics.mean(query_overlap),
+        "query_min": min(query_overlap),
+        "query_identical": same,
+        "max_error": error,
+    }
+
+
 def bench_size(
-    cache: Path, notes: int, n_queries: int, embedder: SentenceTransformerEmbedder
+    cache: Path, notes: int, n_queries: int, embedder: SentenceTransformerEmbedder, n_agree: int
 ) -> dict:
     vault, index, index_s = prepare(cache, notes)
     started = time.perf_counter()
@@ -141,9 +211,11 @@ def bench_size(
     _ = snapshot.index.vectors  # the lazy FAISS load is part of opening
     load_s = time.perf_counter() - started
 
+    before = rss_mb()
     started = time.perf_counter()
     corpus = corpus_for(snapshot)
     corpus_s = time.perf_counter() - started
+    corpus_mb = rss_mb() - before
     lexical_dir = snapshot.index.generation / FOLDER
     started = time.perf_counter()
     build_lexical(corpus)
@@ -153,6 +225,7 @@ def bench_size(
     started = time.perf_counter()
     lexical_index(fresh)
     lexical_load_s = time.perf_counter() - started if lexical_dir.exists() else float("nan")
+    del fresh
     started = time.perf_counter()
     build_hubs(corpus, snapshot.graph, rag.settings.query)
     hubs_s = time.perf_counter() - started
@@ -169,6 +242,10 @@ def bench_size(
         "lexical_build_s": lexical_build_s,
         "lexical_load_s": lexical_load_s,
         "hubs_s": hubs_s,
+        "layout": "float16" if isinstance(corpus.vectors, HalfVectors) else "float32",
+        "vectors_mb": corpus.vectors.nbytes() / 2**20,
+        "faiss_mb": len(snapshot.index.vectors) * corpus.dim * 4 / 2**20,
+        "corpus_mb": corpus_mb,
     }
     calls: dict[str, Callable[[str], object]] = {
         "embedding only (embed_query)": rag.embed_query,
@@ -184,21 +261,33 @@ def bench_size(
         "semantic_search, vector given": lambda q: rag.semantic_search(q, top_k=10),
         "hierarchical_search, vector given": lambda q: rag.hierarchical_search(q, top_k=10),
     }
+    # Rows are interleaved question by question, so a change of the machine's load
+    # during the run weighs on every row alike.
+    n = min(n_queries, MAX_QUESTIONS)
+    times: dict[str, list[float]] = {name: [] for name in [*calls, *engine]}
     hub_share = []
-    for name, call in [*calls.items(), *engine.items()]:
-        times = []
-        asked = questions(rag, min(n_queries, 60), name)
-        if name in engine:
-            for q in asked:
-                rag.embed_query(q)  # fills the cache of the last 64 questions
-        for q in asked:
+    asked = {name: questions(rag, n, name) for name in calls}
+    for i in range(n):
+        for name, call in calls.items():
             t0 = time.perf_counter()
-            result = call(q)
-            times.append(time.perf_counter() - t0)
+            result = call(asked[name][i])
+            times[name].append(time.perf_counter() - t0)
             if name == "hierarchical_search":
                 hub_share.append(len(result.hubs or ()))  # type: ignore[attr-defined]
-        row[name] = percentiles(times)
+    shared = questions(rag, n, "engine")
+    for q in shared:
+        rag.embed_query(q)  # fills the cache of the last 64 questions
+    for q in shared:
+        for name, call in engine.items():
+            t0 = time.perf_counter()
+            call(q)
+            times[name].append(time.perf_counter() - t0)
+    for name, ts in times.items():
+        row[name] = percentiles(ts)
     row["hubs_per_search"] = statistics.mean(hub_share) if hub_share else 0
+    row["rss_mb"] = rss_mb()
+    if n_agree and isinstance(corpus.vectors, HalfVectors):
+        row["agreement"] = agreement(rag, corpus, n_agree)
     return row
 
 
@@ -220,10 +309,33 @@ def table(rows: list[dict]) -> str:
         ("lexical_build_s", "build the BM25 index, s"),
         ("lexical_load_s", "load the saved BM25 index, s"),
         ("hubs_s", "build the hub table, s"),
+        ("layout", "chunk vectors scanned as"),
+        ("vectors_mb", "chunk vectors in memory, MB"),
+        ("faiss_mb", "FAISS's vectors (the snapshot's), MB"),
+        ("corpus_mb", "process memory added by the per-snapshot arrays, MB"),
+        ("rss_mb", "process memory after the run, MB"),
     ):
-        cells = [f"{r[key]:,}" if isinstance(r[key], int) else f"{r[key]:.2f}" for r in rows]
+        cells = [_cell(key, r[key]) for r in rows]
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    for r in rows:
+        a = r.get("agreement")
+        if a:
+            lines.append(
+                f"\nfloat16 scan vs float32 at {r['notes']:,} notes, {a['questions']} questions: "
+                f"semantic_search top-10 overlap {a['search_top10']:.1%} (lowest {a['search_min']:.0%}), "
+                f"query's first 10 notes {a['query_top10']:.1%} (lowest {a['query_min']:.0%}), "
+                f"identical query results {a['query_identical']}/{a['questions']}, "
+                f"largest chunk-score difference {a['max_error']:.1e}."
+            )
     return "\n".join(lines)
+
+
+def _cell(key: str, value: object) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return f"{value:,}"
+    return f"{value:.0f}" if key.endswith("_mb") else f"{value:.2f}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -231,17 +343,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path, default=Path("/tmp/vault-graphrag-bench"))
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     ap.add_argument("--queries", type=int, default=100)
+    ap.add_argument(
+        "--agreement", type=int, default=50, help="questions comparing float16 with float32"
+    )
     ap.add_argument("--out", type=Path, help="append the table to this Markdown file")
     args = ap.parse_args(argv)
     args.cache.mkdir(parents=True, exist_ok=True)
     embedder = SentenceTransformerEmbedder()
     embedder.load()
-    rows = [bench_size(args.cache, n, args.queries, embedder) for n in args.sizes]
+    start = os.getloadavg()[0]
+    rows = [bench_size(args.cache, n, args.queries, embedder, args.agreement) for n in args.sizes]
     load = os.getloadavg()
     text = (
-        f"{table(rows)}\n\nMachine: {os.cpu_count()} cores, load average {load[0]:.1f} during the run; "
+        f"{table(rows)}\n\nMachine: {os.cpu_count()} cores, load average {start:.1f} at the start "
+        f"and {load[0]:.1f} (5 min: {load[1]:.1f}) at the end of the run; "
         f"query model {embedder.name} ({embedder.effective_dtype}); "
-        f"{args.queries} unique questions per call and size.\n"
+        f"{min(args.queries, MAX_QUESTIONS)} unique questions per call and size.\n"
     )
     print(text)
     if args.out:
