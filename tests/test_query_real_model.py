@@ -70,3 +70,16 @@ def test_searches_with_the_real_model(rag):
         rag.lexical_search("brine hydrometer", top_k=1).hits[0].uri
         == "Dairy/Cheese Making/Recipes/Brine"
     )
+
+
+def test_the_linking_passage_counts_below_front_matter(rag):
+    # The bivouac note has front matter; its passage "checked ... by the warden of the
+    # [[Gamsjoch Hut]]" answers the question, the hut's own text does not (0.22).
+    question = (
+        "Who checks the Zirbenkopf Bivouac twice a year, and since when has he held the post?"
+    )
+    result = rag.query(question, budget=2000, seed=0, explain=True)
+    assert entry_uris(result)[0] == "Places/Huts/Zirbenkopf Bivouac"
+    hut = {n.uri: n for n in result.related}["Places/Huts/Gamsjoch Hut"]
+    own = {h.uri: h.score for h in rag.semantic_search(question, top_k=40).hits}
+    assert hut.explain.similarity > own["Places/Huts/Gamsjoch Hut"] + 0.15
