@@ -276,6 +276,7 @@ def evaluate(
     vault-graphrag eval benchmarks/qa/sample_vault.jsonl --vault sample_vault --budget 2000 --misses 2000
     vault-graphrag eval benchmarks/qa/sample_vault.jsonl --vault sample_vault --budget 1000,2000,4000
     """
+    from . import eval_report
     from . import evaluate as ev
 
     rag = _open(vault, index_dir, config)
@@ -289,7 +290,7 @@ def evaluate(
     if as_json:
         click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
         return
-    click.echo(ev.render_markdown(report) if markdown else ev.render_text(report), nl=False)
+    click.echo(eval_report.render_markdown(report) if markdown else eval_report.render_text(report), nl=False)
     if misses is not None:
         click.echo()
-        click.echo(ev.render_misses(report, misses), nl=False)
+        click.echo(eval_report.render_misses(report, misses), nl=False)

@@ -15,6 +15,7 @@ from graphrag.baselines import NoteBuilder, Packed, note_scores, pack, rank_by_b
 from graphrag.config import load_settings
 from graphrag.corpus import corpus_for
 from graphrag.errors import InvalidRequestError, VaultRAGError
+from graphrag.eval_report import render_markdown, render_misses, render_text
 from graphrag.evaluate import (
     BM25System,
     GraphRAGSystem,
@@ -24,9 +25,6 @@ from graphrag.evaluate import (
     Retrieved,
     VectorSystem,
     load_questions,
-    render_markdown,
-    render_misses,
-    render_text,
     run_eval,
 )
 from graphrag.query_render import doc_json, renderer
