@@ -212,7 +212,7 @@ def test_a_bad_file_fails_before_any_retrieval(tmp_path: Path):
 
 
 def test_the_shipped_question_sets_load():
-    for name in ("sample_vault.jsonl", "kepano-obsidian.jsonl"):
+    for name in ("sample_vault.jsonl", "kepano.jsonl"):
         questions = load_questions(ROOT / "benchmarks" / "qa" / name)
         types = {q.type for q in questions}
         assert types == {"single", "multi"}

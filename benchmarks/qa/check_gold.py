@@ -15,9 +15,9 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 # Each set belongs to one vault; paths as seen from the repository root.
 KNOWN_SETS = {
-    "kepano-obsidian.jsonl": REPO.parent / "shared" / "vaults" / "kepano-obsidian",
+    "kepano.jsonl": REPO.parent / "shared" / "vaults" / "kepano-obsidian",
     "sample_vault.jsonl": REPO / "sample_vault",
-    "dendron-site.jsonl": REPO.parent / "shared" / "vaults" / "dendron-site",
+    "dendron.jsonl": REPO.parent / "shared" / "vaults" / "dendron-site",
 }
 
 
