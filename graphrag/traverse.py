@@ -143,6 +143,7 @@ class _Walk:
         self.inbound_emitted: dict[str, int] = {}
         self.objects_emitted: dict[str, int] = {}
         self.picked: dict[str, set[int]] = {}
+        self.predicates: dict[str, dict[str, str]] = {}  # subject -> object -> property
 
     def add_source(self, uri: str) -> None:
         if uri not in self.pool:
@@ -290,10 +291,16 @@ class _Walk:
             subject, obj = uri, source
         else:
             return None
-        for link in self.graph.outlinks(subject):
-            if link.target == obj and link.predicate is not None:
-                return link.predicate
-        return None
+        # One pass over a subject's links, not one per candidate: a hub's hundreds of
+        # link targets each asked for their predicate made this quadratic.
+        table = self.predicates.get(subject)
+        if table is None:
+            table = {}
+            for link in self.graph.outlinks(subject):
+                if link.predicate is not None:
+                    table.setdefault(link.target, link.predicate)
+            self.predicates[subject] = table
+        return table.get(obj)
 
     def _admit(self, new: list[Candidate]) -> tuple[list[Candidate], list[Candidate]]:
         """Add this depth's notes to the pool, best first when the global cap cuts."""
