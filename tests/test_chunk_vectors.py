@@ -103,3 +103,12 @@ def test_a_large_vault_gets_the_half_layout_with_the_same_answers(tmp_path, monk
     assert [h.score for h in after[0].hits] == [h.score for h in before[0].hits]
     assert after[1].to_json() == before[1].to_json()
     assert rag.hierarchical_search("bread recipe", top_k=5).hits == hier.hits
+
+
+def test_a_long_half_scan_split_over_two_threads_gives_the_same_scores(monkeypatch):
+    exact, half, matrix = _layouts(rows=5000)
+    q = _vectors(1, seed=5)[0]
+    whole, part = half.scores(q), half.subset_scores(q, [(0, 3000)], None)
+    monkeypatch.setattr(chunk_vectors, "SPLIT_ROWS", 1000)
+    assert np.array_equal(half.scores(q), whole)
+    assert np.array_equal(half.subset_scores(q, [(0, 3000)], None), part)
