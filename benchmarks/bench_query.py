@@ -235,7 +235,7 @@ def bench_size(
 
     row: dict = {
         "notes": len(corpus),
-        "chunks": len(corpus.matrix),
+        "chunks": corpus.chunk_count,
         "index_s": index_s,
         "load_s": load_s,
         "corpus_s": corpus_s,
