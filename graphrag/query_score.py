@@ -78,6 +78,7 @@ def link_context(
             continue
         scores = chunk_scores[lo:hi]
         best = float(scores.max())
+        starts = _link_starts(texts)
         found: dict[str, float] = {}
         for target, kind, written in corpus.rows(
             "SELECT target, kind, written FROM links WHERE source = ? AND hierarchy = 0", (uri,)
@@ -85,18 +86,44 @@ def link_context(
             if kind == "property":
                 sim = best
             else:
-                sim = max((float(scores[j]) for j in _holding(texts, written)), default=-1.0)
+                sim = max(
+                    (float(scores[j]) for j in _holding(texts, written, starts)), default=-1.0
+                )
             found[target] = max(found.get(target, -1.0), sim)
         out[uri] = found
     return out
 
 
-def _holding(texts: list[str], written: str | None) -> list[int]:
-    """Chunks (casefolded texts) holding a link written as ``written``."""
+_KEY = 8  # characters after "[[" or "](" that index a link's position
+
+
+def _link_starts(texts: list[str]) -> dict[str, list[tuple[int, int]]]:
+    """The first ``_KEY`` characters after each ``[[`` and ``](`` -> (chunk, where they
+    start): a hub's hundreds of links are then found without scanning every chunk for
+    each (10 ms of a 23 ms query whose entry linked to 748 notes)."""
+    out: dict[str, list[tuple[int, int]]] = {}
+    for j, t in enumerate(texts):
+        for mark in ("[[", "]("):
+            p = t.find(mark)
+            while p >= 0:
+                out.setdefault(t[p + 2 : p + 2 + _KEY], []).append((j, p + 2))
+                p = t.find(mark, p + 1)
+    return out
+
+
+def _holding(
+    texts: list[str], written: str | None, starts: dict[str, list[tuple[int, int]]] | None = None
+) -> list[int]:
+    """Chunks (casefolded texts) holding a link written as ``written``. ``starts``
+    (``_link_starts(texts)``) finds the same chunks faster for a name of ``_KEY``
+    characters or more."""
     w = (written or "").casefold().strip()
     if not w:
         return []
-    hits = [j for j, t in enumerate(texts) if "[[" + w in t or "](" + w in t]
+    if starts is not None and len(w) >= _KEY:
+        hits = sorted({j for j, at in starts.get(w[:_KEY], ()) if texts[j].startswith(w, at)})
+    else:
+        hits = [j for j, t in enumerate(texts) if "[[" + w in t or "](" + w in t]
     return hits or [j for j, t in enumerate(texts) if w in t]
 
 
