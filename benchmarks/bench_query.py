@@ -180,15 +180,18 @@ def agreement(rag: VaultRAG, corpus: Corpus, n: int) -> dict:
     def notes(result: dict) -> list[str]:
         return [n["uri"] for n in (*result["entryNotes"], *result["relatedNotes"])][:10]
 
+    def overlap(a: list[str], b: list[str]) -> float:
+        return len(set(a) & set(b)) / max(len(a), len(b)) if a or b else 1.0
+
     search_overlap, query_overlap, same, error = [], [], 0, 0.0
     for q in questions(rag, n, "agreement"):
         vec = rag.embed_query(q)
         error = max(error, float(np.abs(corpus.chunk_scores(vec) - exact.chunk_scores(vec)).max()))
         a, b = search(exact, q, vec), search(corpus, q, vec)
-        search_overlap.append(len(set(a) & set(b)) / max(len(a), 1))
+        search_overlap.append(overlap(a, b))
         qa, qb = query(exact, q, vec), query(corpus, q, vec)
         na, nb = notes(qa), notes(qb)
-        query_overlap.append(len(set(na) & set(nb)) / max(len(na), 1))
+        query_overlap.append(overlap(na, nb))
         same += qa == qb
     return {
         "questions": n,
