@@ -7,6 +7,9 @@ import pytest
 
 from tests.fakes import HashEmbedder
 
+# The llm test models and the fixtures test_ask and test_batch share (rag, index_dir, fake_model).
+pytest_plugins = ["tests.llm_fakes"]
+
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_VAULT = ROOT / "sample_vault"
 SHARED_VAULTS = ROOT.parent / "shared" / "vaults"

@@ -18,6 +18,7 @@ from typing import Any
 import llm
 import pytest
 
+import graphrag.api
 from graphrag import VaultRAG
 from tests.fakes import HashEmbedder
 
@@ -120,3 +121,24 @@ def echoed(text: str) -> dict[str, Any]:
 def open_sample(index_dir: Path) -> VaultRAG:
     """sample_vault indexed with the hash embedder into ``index_dir`` (the vault is read-only)."""
     return VaultRAG.open(ROOT / "sample_vault", index_dir=index_dir, embedder=HashEmbedder())
+
+
+@pytest.fixture(scope="module")
+def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """sample_vault indexed once per test module."""
+    path = tmp_path_factory.mktemp("llm") / "idx"
+    open_sample(path)
+    return path
+
+
+@pytest.fixture
+def rag(index_dir: Path) -> VaultRAG:
+    return VaultRAG.open(
+        ROOT / "sample_vault", index_dir=index_dir, embedder=HashEmbedder(), update=False
+    )
+
+
+@pytest.fixture
+def fake_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI's embedder is the hash embedder the index was built with."""
+    monkeypatch.setattr(graphrag.api, "SentenceTransformerEmbedder", lambda *a, **k: HashEmbedder())

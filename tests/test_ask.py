@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import graphrag.api
 from graphrag import VaultRAG
 from graphrag.answer import (
     FOCUS_SYSTEM,
@@ -30,37 +29,18 @@ from graphrag.llm_settings import (
 )
 from graphrag.query_render import render_prompt as render_query
 from tests.fakes import HashEmbedder
-from tests.llm_fakes import (  # noqa: F401 - llm_env is an autouse fixture
+from tests.llm_fakes import (
     BETWEEN_CHUNKS,
     CALLS,
     ROOT,
     STREAM_PIECES,
     echoed,
-    llm_env,
     llm_user,
-    open_sample,
 )
 
 QUESTION = "Where does the water for the shepherd's hut come from?"
 VAULT = ROOT / "sample_vault"
 
-
-@pytest.fixture(scope="module")
-def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("ask") / "idx"
-    open_sample(path)
-    return path
-
-
-@pytest.fixture
-def rag(index_dir: Path) -> VaultRAG:
-    return VaultRAG.open(VAULT, index_dir=index_dir, embedder=HashEmbedder(), update=False)
-
-
-@pytest.fixture
-def fake_model(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The CLI's embedder is the hash embedder the index was built with."""
-    monkeypatch.setattr(graphrag.api, "SentenceTransformerEmbedder", lambda *a, **k: HashEmbedder())
 
 
 def expected_prompt(rag: VaultRAG, question: str = QUESTION, budget: int | None = None) -> str:

@@ -12,19 +12,16 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-import graphrag.api
 from graphrag import VaultRAG
 from graphrag.answer import QUERY_SYSTEM, SUMMARY_SYSTEM, focus_context, summary_prompt
 from graphrag.batch import BatchError, Item, load_done, note_items, read_items, run_batch
 from graphrag.cli import cli
 from graphrag.render import render_prompt
 from tests.fakes import HashEmbedder
-from tests.llm_fakes import (  # noqa: F401 - llm_env is an autouse fixture
+from tests.llm_fakes import (
     CALLS,
     ROOT,
     echoed,
-    llm_env,
-    open_sample,
 )
 
 VAULT = ROOT / "sample_vault"
@@ -33,22 +30,6 @@ NOTES = [
     "Pressing", "Renneting", "Upper Pasture", "Käsekeller",
 ]
 
-
-@pytest.fixture(scope="module")
-def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("batch") / "idx"
-    open_sample(path)
-    return path
-
-
-@pytest.fixture
-def rag(index_dir: Path) -> VaultRAG:
-    return VaultRAG.open(VAULT, index_dir=index_dir, embedder=HashEmbedder(), update=False)
-
-
-@pytest.fixture
-def fake_model(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(graphrag.api, "SentenceTransformerEmbedder", lambda *a, **k: HashEmbedder())
 
 
 def write_lines(path: Path, rows: list[Any]) -> Path:
