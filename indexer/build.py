@@ -31,7 +31,7 @@ from .embed import Embedder, SentenceTransformerEmbedder
 from .errors import IndexMissingError, IndexStaleError, VaultError
 from .graphbuild import VaultGraphBuild, build_graph
 from .notes_io import LIGHT_COLUMNS, note_from_row, note_to_row
-from .parse import ParsedNote, content_hash, parse_note
+from .parse import ParsedNote, content_hash, note_uri, parse_note
 from .scan import FileEntry, scan_vault
 from .store import GenerationWriter, open_generation, read_manifest, write_lock
 from .tokens import get_tokenizer
@@ -318,7 +318,7 @@ def _build_locked(
         db = writer.db
         if reembed_all:
             db.execute("DELETE FROM chunks")
-        gone = [current_uri(p) for p in removed] + [n.uri for n in changed]
+        gone = [note_uri(p) for p in removed] + [n.uri for n in changed]
         for path in removed:
             db.execute("DELETE FROM notes WHERE path = ?", (path,))
         for uri in gone:
@@ -398,10 +398,6 @@ def _build_locked(
         writer.abort()
         raise
     return stats
-
-
-def current_uri(path: str) -> str:
-    return path[:-3] if path.lower().endswith(".md") else path
 
 
 def _load_notes(db, paths: list[str], with_text: bool = False) -> list[ParsedNote]:  # noqa: ANN001
