@@ -4,8 +4,9 @@ Incremental by default: a file whose size and mtime match the index is not
 read; one whose bytes hash the same is not parsed; only chunks whose embedded
 text is new are embedded (vectors are keyed by that text, so moved notes keep
 theirs). Resolution and the hierarchy are recomputed for the whole vault on
-every change, because one new file can resolve links in many old ones; that
-costs a fraction of a second even for large vaults.
+every change in principle, because one new file can resolve links in many old
+ones; ``linktable`` does it for just the links that can have changed, so a
+one-note edit of a 10k-note vault does not pay for resolving all of them.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ from .config import IndexConfig
 from .embed import Embedder, SentenceTransformerEmbedder
 from .errors import IndexMissingError, IndexStaleError, VaultError
 from .graphbuild import VaultGraphBuild, build_graph
-from .notes_io import LIGHT_COLUMNS, note_from_row, note_to_row
+from .linktable import Namespace, refresh
+from .notes_io import note_to_row
 from .parse import ParsedNote, content_hash, note_uri, parse_note
 from .scan import FileEntry, scan_vault
 from .store import GenerationWriter, open_generation, read_manifest, write_lock
@@ -299,12 +301,8 @@ def _build_locked(
         prev_db.close()
         return stats
 
-    kept = []
-    if prev_db is not None and unchanged:
-        kept = _load_notes(prev_db, unchanged, with_text=reembed_all)
-    all_notes = kept + parsed
-    built = _graph(all_notes, attachments, config)
-    stats.warnings.extend(built.warnings)
+    # The namespace the stored links were resolved in; None resolves every link again.
+    old_namespace = None if reparse_all or prev_db is None else Namespace.read(prev_db)
 
     tokenizer = get_tokenizer(settings.tokenizer)
     new_chunks: dict[str, list[Chunk]] = {
@@ -337,16 +335,6 @@ def _build_locked(
                     existing.add(vid)
                     todo_ids.append(vid)
                     todo_texts.append(c.embed_text)
-        if reembed_all and prev_db is not None:
-            # Unchanged notes lost their chunks above: chunk them again from the stored body.
-            for note in kept:
-                for c in chunk_note(note.title, note.body, note.headings, tokenizer, settings.chunk_tokens):
-                    vid = c.vec_id
-                    rows.append((note.uri, c.seq, c.heading_path, c.text, c.start_line, c.end_line, c.tokens, vid))
-                    if vid not in existing:
-                        existing.add(vid)
-                        todo_ids.append(vid)
-                        todo_texts.append(c.embed_text)
         db.executemany(
             "INSERT INTO chunks (uri, seq, heading_path, text, start_line, end_line, tokens, vec_id) "
             "VALUES (?,?,?,?,?,?,?,?)",
@@ -376,9 +364,15 @@ def _build_locked(
         orphaned = [i for i in vectors.ids().tolist() if i not in referenced]
         vectors.remove(np.array(orphaned, dtype=np.int64))
 
-        _write_derived(db, built, current, scan.attachments)
+        derived = refresh(
+            db, settings, parsed, [note_uri(p) for p in removed], old_namespace, attachments
+        )
+        stats.warnings.extend(derived.warnings)
+        _write_files(db, current, scan.attachments, derived.warnings)
         vectors.save(writer.vectors_path)
-        _fill_counts(stats, built, db, vectors)
+        for key, value in derived.counts.items():
+            setattr(stats, key, value)
+        stats.chunks = db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
         # Every chunk row not embedded in this run reuses a stored vector.
         stats.chunks_reused = stats.chunks - stats.chunks_embedded
         manifest = {
@@ -400,15 +394,6 @@ def _build_locked(
     return stats
 
 
-def _load_notes(db, paths: list[str], with_text: bool = False) -> list[ParsedNote]:  # noqa: ANN001
-    """Stored parses of unchanged notes. The graph needs no body, properties or
-    headings, and skipping them keeps a one-note update of a large vault fast."""
-    wanted = set(paths)
-    columns = "*" if with_text else LIGHT_COLUMNS
-    rows = db.execute(f"SELECT {columns} FROM notes")
-    return [note_from_row(r) for r in rows if r[1] in wanted]
-
-
 def _load_vectors(out_dir: Path, previous: dict | None, reuse: bool) -> VectorIndex:
     if reuse and previous is not None:
         path = out_dir / previous["generation"] / "vectors.faiss"
@@ -417,54 +402,15 @@ def _load_vectors(out_dir: Path, previous: dict | None, reuse: bool) -> VectorIn
     return VectorIndex(int((previous or {}).get("dim") or 384))
 
 
-def _write_derived(db, built: VaultGraphBuild, current: dict[str, FileEntry], attachments) -> None:  # noqa: ANN001
-    """Replace everything derived from the whole vault: nodes, links, tags, files."""
-    g = built.graph
-    db.execute("DELETE FROM nodes")
-    db.execute("DELETE FROM links")
-    db.execute("DELETE FROM tags")
+def _write_files(db, current: dict[str, FileEntry], attachments, warnings: list[str]) -> None:  # noqa: ANN001
     db.execute("DELETE FROM files")
     db.execute("DELETE FROM warnings")
-    db.executemany(
-        "INSERT INTO nodes VALUES (?,?,?,?)",
-        [
-            (uri, d.get("kind"), d.get("title"), built.parents.get(uri))
-            for uri, d in g.nodes(data=True)
-            if d.get("kind") != "tag"
-        ],
-    )
-    db.executemany(
-        "INSERT INTO links VALUES (?,?,?,?,?,?,?,?,?,?)",
-        [
-            (lk.source, lk.target, lk.target_kind, lk.kind, lk.predicate, lk.subpath,
-             lk.display, lk.written, lk.line, int(lk.hierarchy))
-            for lk in built.links
-        ],
-    )
-    db.executemany(
-        "INSERT INTO tags VALUES (?,?)",
-        [(u, v[1:]) for u, v, d in g.edges(data=True) if d.get("type") == "tag"],
-    )
     db.executemany(
         "INSERT INTO files VALUES (?,?,?,?,?)",
         [(e.path, "note", e.size, e.mtime_ns, None) for e in current.values()]
         + [(a.path, "attachment", a.size, a.mtime_ns, None) for a in attachments],
     )
-    db.executemany("INSERT INTO warnings VALUES (?,?)", [("", w) for w in built.warnings])
-
-
-def _fill_counts(stats: IndexStats, built: VaultGraphBuild, db, vectors: VectorIndex) -> None:  # noqa: ANN001
-    kinds: dict[str, int] = {}
-    for _, d in built.graph.nodes(data=True):
-        kinds[d.get("kind")] = kinds.get(d.get("kind"), 0) + 1
-    stats.notes = kinds.get("note", 0)
-    stats.virtual_folders = kinds.get("folder", 0)
-    stats.folders = len(built.folders)
-    stats.attachments = kinds.get("attachment", 0)
-    stats.tags = kinds.get("tag", 0)
-    stats.links_resolved = built.resolved_count
-    stats.links_unresolved = len(built.unresolved)
-    stats.chunks = db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+    db.executemany("INSERT INTO warnings VALUES (?,?)", [("", w) for w in warnings])
 
 
 def _fill_counts_from_manifest(stats: IndexStats, manifest: dict) -> None:

@@ -16,7 +16,7 @@ Links in hierarchy properties make the parent edge only. Self-links
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
 
 import networkx as nx
@@ -62,6 +62,76 @@ class VaultGraphBuild:
         return sum(1 for _, d in self.graph.nodes(data=True) if d.get("kind") == "tag")
 
 
+HierarchyRow = tuple[str, str, str, str | None, str]  # source, target, target_kind, predicate, written
+
+
+
+
+def resolve_note_links(note: ParsedNote, resolver: Resolver, hier_keys: set[str]) -> list[ResolvedLink]:
+    """Every link of one note, resolved, in the order written."""
+    source_dir = posixpath.dirname(note.uri)
+    links = []
+    for link in note.links:
+        target = resolver.resolve(link.target, note.uri, link.markdown, source_dir)
+        links.append(
+            ResolvedLink(
+                source=note.uri,
+                target=target.uri,
+                target_kind=target.kind,
+                kind=link.kind,
+                predicate=link.property,
+                subpath=link.subpath,
+                display=link.display,
+                written=link.target,
+                line=link.line,
+                hierarchy=link.property is not None and link.property.casefold() in hier_keys,
+            )
+        )
+    return links
+
+
+def property_parents(
+    rows: Iterable[HierarchyRow], paths: dict[str, str]
+) -> tuple[dict[str, tuple[str, str]], list[str]]:
+    """Each note's parent from its first hierarchy-property link that resolves.
+
+    ``rows`` are the hierarchy links, grouped by note in uri order and in written
+    order within a note. Returns (uri -> (parent uri, written target), warnings).
+    """
+    parents: dict[str, tuple[str, str]] = {}
+    warnings: list[str] = []
+    for source, target, target_kind, predicate, written in rows:
+        if source in parents:
+            continue
+        if target_kind in ("note", "folder"):
+            parents[source] = (target, written)
+        else:
+            warnings.append(
+                f"{paths.get(source, source)}: {predicate}: [[{written}]] does not resolve to a "
+                "note; folder parent kept"
+            )
+    return parents, warnings
+
+
+def target_nodes(rows: Iterable[tuple[str, str]], known: Container[str]) -> dict[str, str]:
+    """Nodes that exist only as link targets (missing notes, attachments): uri -> kind.
+
+    ``rows`` are (target, target_kind) of the links that make edges; ``known``
+    holds the note and folder uris. Sorted by uri, and a real attachment wins
+    over a ghost of the same name, so the answer does not depend on link order.
+    """
+    found: dict[str, str] = {}
+    for target, kind in rows:
+        if target not in known and found.get(target) != "attachment":
+            found[target] = kind
+    return dict(sorted(found.items()))
+
+
+def makes_edge(link: ResolvedLink) -> bool:
+    """Hierarchy links make the parent edge only; self-links make none."""
+    return not (link.hierarchy or link.target_kind == "self" or link.target == link.source)
+
+
 def build_graph(
     notes: Iterable[ParsedNote],
     attachment_paths: Iterable[str] = (),
@@ -70,55 +140,27 @@ def build_graph(
     folder_note_beside: bool = True,
     resolve_aliases: bool = True,
 ) -> VaultGraphBuild:
+    """The whole vault in memory as networkx (``doctor`` and tests; ``build_index``
+    keeps the same data in SQLite with ``linktable``)."""
     notes = sorted(notes, key=lambda n: n.uri)
     uris = [n.uri for n in notes]
     folders = all_folders(uris)
+    reps = folder_representatives(folders, uris, folder_note_names, folder_note_beside)
     resolver = Resolver(
         uris,
         list(attachment_paths),
-        aliases={n.uri: n.aliases for n in notes if n.aliases},
-        folders=folder_representatives(folders, uris, folder_note_names, folder_note_beside),
-        resolve_aliases=resolve_aliases,
+        {n.uri: n.aliases for n in notes if n.aliases},
+        reps,
+        resolve_aliases,
     )
     hier_keys = {p.casefold() for p in hierarchy_properties}
-    links: list[ResolvedLink] = []
-    property_parents: dict[str, tuple[str, str]] = {}
-    warnings: list[str] = []
-    for note in notes:
-        source_dir = posixpath.dirname(note.uri)
-        for link in note.links:
-            target = resolver.resolve(link.target, note.uri, link.markdown, source_dir)
-            is_hier = link.property is not None and link.property.casefold() in hier_keys
-            links.append(
-                ResolvedLink(
-                    source=note.uri,
-                    target=target.uri,
-                    target_kind=target.kind,
-                    kind=link.kind,
-                    predicate=link.property,
-                    subpath=link.subpath,
-                    display=link.display,
-                    written=link.target,
-                    line=link.line,
-                    hierarchy=is_hier,
-                )
-            )
-            if is_hier and note.uri not in property_parents:
-                if target.kind in ("note", "folder"):
-                    property_parents[note.uri] = (target.uri, link.target)
-                else:
-                    warnings.append(
-                        f"{note.path}: {link.property}: [[{link.target}]] does not resolve to a "
-                        "note; folder parent kept"
-                    )
-
-    hierarchy = build_hierarchy(
-        uris,
-        property_parents,
-        folder_note_names,
-        folder_note_beside,
-        paths={n.uri: n.path for n in notes},
+    links = [link for note in notes for link in resolve_note_links(note, resolver, hier_keys)]
+    paths = {n.uri: n.path for n in notes}
+    chosen, warnings = property_parents(
+        ((lk.source, lk.target, lk.target_kind, lk.predicate, lk.written) for lk in links if lk.hierarchy),
+        paths,
     )
+    hierarchy = build_hierarchy(uris, chosen, folder_note_names, folder_note_beside, paths, reps)
     warnings.extend(hierarchy.warnings)
 
     g = nx.MultiDiGraph()
@@ -136,17 +178,16 @@ def build_graph(
     for folder in hierarchy.virtual_folders:
         path = folder.rstrip("/")
         g.add_node(folder, kind="folder", title=posixpath.basename(path), path=path)
+    edge_links = [lk for lk in links if makes_edge(lk)]
+    for uri, kind in target_nodes(((lk.target, lk.target_kind) for lk in edge_links), g).items():
+        g.add_node(uri, kind=kind, title=posixpath.basename(uri))
     edges: list[tuple[str, str, dict]] = [
         (child, parent, {"type": "parent"}) for child, parent in hierarchy.parents.items()
     ]
-    for link in links:
-        if link.hierarchy or link.target_kind == "self" or link.target == link.source:
-            continue
-        if link.target not in g:
-            title = posixpath.basename(link.target)
-            g.add_node(link.target, kind=link.target_kind, title=title)
-        attrs = {"type": link.kind, "predicate": link.predicate, "subpath": link.subpath}
-        edges.append((link.source, link.target, attrs))
+    edges.extend(
+        (lk.source, lk.target, {"type": lk.kind, "predicate": lk.predicate, "subpath": lk.subpath})
+        for lk in edge_links
+    )
     for note in notes:
         for tag in note.tags:
             key = "#" + tag

@@ -33,10 +33,10 @@ class Hierarchy:
 def all_folders(note_uris: list[str]) -> list[str]:
     folders: set[str] = set()
     for uri in note_uris:
-        folder = posixpath.dirname(uri)
+        folder = uri.rpartition("/")[0]
         while folder and folder not in folders:
             folders.add(folder)
-            folder = posixpath.dirname(folder)
+            folder = folder.rpartition("/")[0]
     return sorted(folders)
 
 
@@ -73,15 +73,17 @@ def build_hierarchy(
     names: tuple[str, ...] = ("{folder}", "index", "README"),
     beside: bool = True,
     paths: dict[str, str] | None = None,
+    rep: dict[str, str] | None = None,
 ) -> Hierarchy:
     """Compute parents.
 
     ``property_parents`` maps a note uri to (resolved parent uri, written target)
     for notes with a hierarchy property that resolved to a note or folder.
-    ``paths`` maps uri -> file path, for warnings.
+    ``paths`` maps uri -> file path, for warnings. ``rep`` is
+    ``folder_representatives`` of these notes, when the caller has it already.
     """
-    folders = all_folders(note_uris)
-    rep = folder_representatives(folders, note_uris, names, beside)
+    if rep is None:
+        rep = folder_representatives(all_folders(note_uris), note_uris, names, beside)
     notes = set(note_uris)
     h = Hierarchy(folder_rep=rep)
     virtual = {r: f for f, r in rep.items() if r not in notes}

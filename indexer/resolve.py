@@ -81,6 +81,12 @@ class Resolver:
         self.ghosts: dict[str, str] = {}
         self._memo: dict[tuple[str, str, bool], Target] = {}
 
+    def restart(self, ghosts: dict[str, str]) -> None:
+        """Forget the answers given so far; missing notes take the spellings in ``ghosts``
+        (casefolded name -> spelling) before any first spelling met from now on."""
+        self.ghosts = dict(ghosts)
+        self._memo.clear()
+
     def resolve(
         self, target: str, source_uri: str, markdown: bool = False, source_dir: str | None = None
     ) -> Target:
