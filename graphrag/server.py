@@ -14,11 +14,14 @@ import logging
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from importlib.resources import files
 from typing import Any, Literal
 
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
+from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.cors import CORSMiddleware
@@ -62,6 +65,9 @@ MAX_NOTE_CHARS = 1024
 MAX_TEXT_CHARS = 4096
 MAX_BUDGET = 200_000
 MAX_TOP_K = 500
+
+# Swagger UI and ReDoc files (JS, CSS, favicon) are served from here, never from a CDN.
+DOCS_STATIC = "/docs/static"
 
 
 def error_json(exc: VaultRAGError) -> JSONResponse:
@@ -164,12 +170,15 @@ def create_app(
         description="Graph + vector retrieval over an Obsidian vault, for the Obsidian plugin. "
         "Errors are {\"error\": code, \"detail\": message}.",
         lifespan=lifespan,
+        docs_url=None,  # FastAPI's own /docs and /redoc load from a CDN: _add_docs serves them
+        redoc_url=None,
     )
     app.state.rag = rag
     app.state.live = live
     app.state.settings = settings
     _install_errors(app)
     _add_routes(app, rag, live, warm)
+    _add_docs(app)
 
     # Added innermost first: the guard on Host/Origin is the outermost layer.
     app.add_middleware(TokenAndBodyGuard, token=settings.token, max_body_bytes=settings.max_body_bytes)
@@ -261,6 +270,51 @@ def _install_errors(app: FastAPI) -> None:
         return JSONResponse(
             {"error": "internal_error", "detail": f"{type(exc).__name__} (see the server log)"},
             status_code=500,
+        )
+
+
+def _add_docs(app: FastAPI) -> None:
+    """``/docs`` (Swagger UI) and ``/redoc`` with every file served by this app.
+
+    FastAPI's default pages load their JS and CSS from cdn.jsdelivr.net, so on a machine
+    without network they stay blank. The files come from the ``fastapi-offline`` package
+    (Swagger UI 5, which renders OpenAPI 3.1, ReDoc 2 and FastAPI's favicon); only its
+    ``static`` folder is used, the app stays a plain ``FastAPI``.
+
+    The token: these pages and ``/docs/static/*`` need it when one is set, as
+    ``/openapi.json`` (which the pages load) always has: ``TokenAndBodyGuard`` leaves only
+    ``/health`` open. A browser cannot send a bearer header when it loads a page, so with a
+    token set the docs are read with ``curl -H 'Authorization: Bearer ...' /openapi.json``,
+    or in the browser on a server without one (the loopback default). Opening just the
+    static files would give nothing usable (the page could not load ``/openapi.json``), and
+    a server with a token on the network keeps telling a scanner nothing at all.
+    """
+    assets = files("fastapi_offline") / "static"
+    app.mount(DOCS_STATIC, StaticFiles(directory=str(assets)), name="docs-static")
+    openapi_url = app.openapi_url or "/openapi.json"
+
+    @app.get("/docs", include_in_schema=False)
+    async def swagger_ui(request: Request) -> HTMLResponse:
+        root = request.scope.get("root_path", "").rstrip("/")
+        return get_swagger_ui_html(
+            openapi_url=root + openapi_url,
+            title=f"{app.title} - Swagger UI",
+            swagger_js_url=f"{root}{DOCS_STATIC}/swagger-ui-bundle.js",
+            swagger_css_url=f"{root}{DOCS_STATIC}/swagger-ui.css",
+            swagger_favicon_url=f"{root}{DOCS_STATIC}/favicon.png",
+            # No "valid" badge fetched from validator.swagger.io (it would send it our URL).
+            swagger_ui_parameters={"validatorUrl": None},
+        )
+
+    @app.get("/redoc", include_in_schema=False)
+    async def redoc(request: Request) -> HTMLResponse:
+        root = request.scope.get("root_path", "").rstrip("/")
+        return get_redoc_html(
+            openapi_url=root + openapi_url,
+            title=f"{app.title} - ReDoc",
+            redoc_js_url=f"{root}{DOCS_STATIC}/redoc.standalone.js",
+            redoc_favicon_url=f"{root}{DOCS_STATIC}/favicon.png",
+            with_google_fonts=False,
         )
 
 
