@@ -7,7 +7,10 @@ A server on 127.0.0.1 is still reachable by every web page the user visits
   (``evil.example`` resolved to 127.0.0.1) arrives with its own name and is refused.
 * ``Origin``, when present, must be a configured origin: a page may not even
   trigger a side effect (``POST /index``) without a preflight, since a "simple"
-  cross-site POST skips the preflight and CORS only hides the response.
+  cross-site POST skips the preflight and CORS only hides the response. The
+  server's own origin (``http://`` + the allowed ``Host``) is also accepted: that
+  is our own ``/docs`` page trying an endpoint, and the Host check has already
+  refused a rebinding name.
 * With a token set, every endpoint but ``/health`` needs ``Authorization: Bearer``,
   compared in constant time.
 * Request bodies larger than ``max_body_bytes`` are refused before they are read whole.
@@ -63,6 +66,10 @@ def _header(scope: Scope, name: bytes) -> str | None:
     return None
 
 
+def _same_origin(scope: Scope, origin: str, host: str | None) -> bool:
+    return host is not None and origin.lower() == f"{scope.get('scheme', 'http')}://{host.strip().lower()}"
+
+
 class HostOriginGuard:
     """Outermost: refuse foreign ``Host`` (DNS rebinding) and foreign ``Origin`` headers."""
 
@@ -95,7 +102,7 @@ class HostOriginGuard:
             )
             return
         origin = _header(scope, b"origin")
-        if origin is not None and origin not in self.origins:
+        if origin is not None and origin not in self.origins and not _same_origin(scope, origin, host):
             await send_error(
                 send,
                 403,

@@ -394,6 +394,17 @@ def test_cors_refused_for_other_origins(client: TestClient, origin: str) -> None
     assert r.status_code == 403 and r.json()["error"] == "origin_not_allowed"
 
 
+def test_own_origin_is_allowed_other_local_ports_are_not(client: TestClient) -> None:
+    """The server's own /docs page may try endpoints; a page on another local port may not."""
+    host = {"Host": "127.0.0.1:8765"}
+    r = client.post("/focus", json={"note": HUT}, headers={"Origin": "http://127.0.0.1:8765", **host})
+    assert r.status_code == 200
+    r = client.post("/focus", json={"note": HUT}, headers={"Origin": "http://127.0.0.1:3000", **host})
+    assert r.status_code == 403 and r.json()["error"] == "origin_not_allowed"
+    r = client.post("/focus", json={"note": HUT}, headers={"Origin": "https://127.0.0.1:8765", **host})
+    assert r.status_code == 403
+
+
 def test_wildcard_origin_is_refused(shared_rag: VaultRAG) -> None:
     with pytest.raises(ConfigError, match="every web page"):
         create_app(shared_rag, ServerSettings(cors_origins=("*",)))
