@@ -180,9 +180,21 @@ def _affected(
     affected = set(changed)
     names, aliases = changed_keys(old, new, settings)
     if names or aliases:
-        for source, written in db.execute("SELECT source, written FROM links"):
-            if source not in affected and source not in removed and may_change(written, names, aliases):
-                affected.add(source)
+        # Hub notes repeat the same targets: test each distinct text once, then let
+        # SQLite find the notes that wrote one of those.
+        hits = [
+            (w,) for (w,) in db.execute("SELECT DISTINCT written FROM links") if may_change(w, names, aliases)
+        ]
+        db.execute("CREATE TEMP TABLE IF NOT EXISTS relink (written TEXT PRIMARY KEY)")
+        db.execute("DELETE FROM relink")
+        db.executemany("INSERT INTO relink VALUES (?)", hits)
+        affected.update(
+            source
+            for (source,) in db.execute(
+                "SELECT DISTINCT source FROM links WHERE written IN (SELECT written FROM relink)"
+            )
+            if source not in removed
+        )
     # Ghost names that the affected notes use, before or after this update...
     ghost_links = db.execute("SELECT source, target FROM links WHERE target_kind = 'ghost'").fetchall()
     keys = {t.casefold() for s, t in ghost_links if s in affected or s in removed}
