@@ -134,7 +134,7 @@ class VaultRAG:
     def reload(self) -> Snapshot:
         """Load the current generation; readers of the old one keep it until they finish."""
         index = load_index(self.index_dir)
-        graph = VaultGraph.from_parts(*index.parts, text_source=index.body)
+        graph = VaultGraph.from_rows(*index.graph_rows(), text_source=index.body)
         snapshot = Snapshot(index, graph)
         with self._swap:
             self._snapshot = snapshot

@@ -8,7 +8,7 @@ import sqlite3
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import networkx as nx
 
@@ -47,6 +47,11 @@ class IndexSnapshot:
             if self._parts is None:
                 self._parts = store_parts(self.db)
             return self._parts
+
+    def graph_rows(self) -> GraphRows:
+        """The graph's rows for ``VaultGraph.from_rows`` (read afresh on each call)."""
+        with self._lock:
+            return store_rows(self.db)
 
     @property
     def graph(self) -> nx.MultiDiGraph:
@@ -129,6 +134,49 @@ def load_index(index_dir: str | os.PathLike[str]) -> IndexSnapshot:
 
 Parts = tuple[dict[str, dict[str, Any]], list[tuple[str, str, dict[str, Any]]]]
 
+# The links that are graph edges: hierarchy links make the parent edge only,
+# self-links none.
+_EDGE_LINKS = "hierarchy = 0 AND target_kind != 'self' AND source != target"
+
+
+class GraphRows(NamedTuple):
+    """The vault graph as plain tuples, in the shapes ``VaultGraph.from_rows`` takes.
+
+    ``nodes``: (uri, kind, title, path, created, modified, order, aliases) per
+    node in table order, aliases a tuple or None; ``parents``: (child, parent);
+    ``links``: (source, target, kind, predicate) of the edge links in table
+    order; ``tags``: (uri, tag).
+    """
+
+    nodes: list[tuple]
+    parents: list[tuple[str, str]]
+    links: list[tuple[str, str, str, str | None]]
+    tags: list[tuple[str, str]]
+
+
+def store_rows(db: sqlite3.Connection) -> GraphRows:
+    """The same graph as ``store_parts``, read as rows with the work done in SQLite:
+    no dict per node or edge, and aliases decoded only for the notes that have some."""
+    nodes = db.execute(
+        "SELECT n.uri, n.kind, n.title, "
+        # a virtual folder's path is its uri, as graphbuild gives it
+        "CASE WHEN t.uri IS NULL AND n.kind = 'folder' THEN rtrim(n.uri, '/') ELSE t.path END, "
+        "t.created, t.modified, t.ord, NULLIF(t.aliases, '[]') "
+        "FROM nodes n LEFT JOIN notes t ON t.uri = n.uri ORDER BY n.rowid"
+    ).fetchall()
+    loads = json.loads
+    for i, row in enumerate(nodes):
+        if row[7] is not None:
+            nodes[i] = (*row[:7], tuple(loads(row[7])))
+    return GraphRows(
+        nodes,
+        db.execute("SELECT uri, parent FROM nodes WHERE parent IS NOT NULL ORDER BY rowid").fetchall(),
+        db.execute(
+            f"SELECT source, target, kind, predicate FROM links WHERE {_EDGE_LINKS} ORDER BY rowid"
+        ).fetchall(),
+        db.execute("SELECT uri, tag FROM tags ORDER BY rowid").fetchall(),
+    )
+
 
 def store_parts(db: sqlite3.Connection) -> Parts:
     """Nodes (uri -> attributes) and edges (source, target, attributes) of the vault graph,
@@ -158,8 +206,7 @@ def store_parts(db: sqlite3.Connection) -> Parts:
         if parent is not None:
             edges.append((uri, parent, {"type": "parent"}))
     for source, target, kind, predicate, subpath in db.execute(
-        "SELECT source, target, kind, predicate, subpath FROM links "
-        "WHERE hierarchy = 0 AND target_kind != 'self' AND source != target"
+        f"SELECT source, target, kind, predicate, subpath FROM links WHERE {_EDGE_LINKS}"
     ):
         edges.append((source, target, {"type": kind, "predicate": predicate, "subpath": subpath}))
     for uri, tag in db.execute("SELECT uri, tag FROM tags"):
