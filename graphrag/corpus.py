@@ -198,6 +198,10 @@ class Corpus:
                     self._lazy[name] = value
         return value
 
+    def cached(self, name: str) -> Any:
+        """``name`` if already built by ``derived``, else None (never builds)."""
+        return self._lazy.get(name)
+
     def rows(self, sql: str, params: tuple = ()) -> list[tuple]:
         """Small reads on the corpus's own connection (one per corpus, under a lock)."""
         with self._db_lock:
@@ -227,6 +231,15 @@ def corpus_for(snapshot: Snapshot) -> Corpus:
         _CACHE[key] = corpus
         weakref.finalize(graph, _CACHE.pop, key, None)
     return corpus
+
+
+def cached_corpus(snapshot: Snapshot) -> Corpus | None:
+    """The ``Corpus`` of ``snapshot`` if something already built it (never builds)."""
+    with _CACHE_LOCK:
+        corpus = _CACHE.get(id(snapshot.graph))
+    if corpus is not None and corpus.generation == snapshot.index.generation:
+        return corpus
+    return None
 
 
 def build_corpus(index: IndexSnapshot, graph: VaultGraph) -> Corpus:

@@ -1,25 +1,46 @@
-"""BM25 over note text (title, aliases, body) with Snowball stemming, via bm25s.
+"""BM25 over note text (title, aliases, body) with Snowball stemming.
 
-Built on first use from a snapshot and cached with its ``Corpus``. Building
-costs seconds at 100k notes (tokenising and stemming ~150 MB of text), so the
-index is also saved beside the generation it was built from
-(``gen-NNNNNN/lexical/``) and loaded from there next time: a generation never
-changes once committed, so the saved index can never go stale. A read-only
-index folder just means building every time a process starts.
+bm25s is only the tokenizer (its regex, English stop words, PyStemmer); the index
+is ours: per term, the notes holding it and how often (a CSC postings matrix),
+and per note its length in tokens. A query is scored at query time from those
+(``score``), exactly as bm25s's default BM25 ("lucene": k1 1.5, b 0.75) scores it,
+float32 for float32.
 
-Scores come for every note at once (one sparse column sum per query term), so
-they blend with vector similarities note by note. ``coverage`` says how many of
-the query's distinct terms a note contains: one shared common word is not
-evidence enough to make a note an entry.
+Why not bm25s's own eager index: it precomputes every (note, term) score, which
+depend on the number of notes, the average length and every term's document
+frequency, so one edited note changes them all and the index is rebuilt from
+scratch (seconds at 10k notes). Ours keeps the raw counts, so a new generation
+reuses the previous index's postings for every note whose (uri, content hash) is
+unchanged and tokenizes only new and changed notes: after a one-note edit the
+new generation's index is ready in tens of milliseconds. The most recent index
+of each index folder is kept for that (``_RECENT``); term ids stay stable across
+generations (the vocabulary only grows, a term no note uses any more has no
+postings).
+
+An index is also saved beside the generation it was built from
+(``gen-NNNNNN/lexical/``: numpy arrays, the vocabulary and the notes' hashes as
+JSON) and loaded from there next time: a generation never changes once
+committed, so the saved index can never go stale. A read-only index folder just
+means building every time a process starts.
+
+Scores come for every note at once, so they blend with vector similarities note
+by note. ``coverage`` says how many of the query's distinct terms a note
+contains: one shared common word is not evidence enough to make a note an entry.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import logging
+import math
 import os
 import shutil
+import threading
+import zipfile
+from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,8 +51,17 @@ from .corpus import Corpus
 log = logging.getLogger(__name__)
 
 FOLDER = "lexical"
-# Bumped when tokenisation changes, so an older saved index is rebuilt.
-FORMAT = 1
+# Bumped when tokenisation or the saved layout changes, so an older saved index is rebuilt.
+FORMAT = 2
+# bm25s's defaults (method "lucene"): the same scores as ``bm25s.BM25()``.
+K1 = 1.5
+B = 0.75
+# Index folders whose most recent BM25 index is kept to build the next generation's from.
+RECENT_FOLDERS = 4
+# Changed notes above this share of the corpus: read every note's text in one pass.
+READ_ALL_SHARE = 0.25
+
+Key = tuple[str, str | None]  # (uri, content hash); no hash: never reused
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,11 +80,75 @@ class LexicalScores:
         return self.scores / top if top > 0 else np.zeros_like(self.scores)
 
 
+class Vocabulary:
+    """Term -> id, append-only. Shared by an index and the indexes built from it, so a
+    term keeps its id; an index ignores ids past its own ``terms`` count (added later)."""
+
+    def __init__(self, terms: Sequence[str] = ()) -> None:
+        self.terms: list[str] = list(terms)
+        self.ids: dict[str, int] = {t: i for i, t in enumerate(self.terms)}
+        self._lock = threading.Lock()
+
+    def add(self, words: Sequence[str]) -> tuple[np.ndarray, int]:
+        """The ids of ``words`` (new words get the next ids) and the size afterwards."""
+        with self._lock:
+            ids, terms = self.ids, self.terms
+            out = np.empty(len(words), dtype=np.int64)
+            for k, word in enumerate(words):
+                i = ids.get(word)
+                if i is None:
+                    i = len(terms)
+                    terms.append(word)
+                    ids[word] = i
+                out[k] = i
+            return out, len(terms)
+
+
 class LexicalIndex:
-    def __init__(self, retriever: object, language: str) -> None:
-        self.retriever = retriever
+    """Postings (term -> notes, term frequencies) and note lengths, in corpus order."""
+
+    def __init__(
+        self,
+        language: str,
+        vocab: Vocabulary,
+        indptr: np.ndarray,
+        docs: np.ndarray,
+        tfs: np.ndarray,
+        lengths: np.ndarray,
+        keys: list[Key],
+        generation: str = "",
+    ) -> None:
         self.language = language
         self._stemmer = _stemmer(language)
+        self.vocab = vocab
+        self.indptr = indptr  # int64, terms + 1: term t's postings are [indptr[t], indptr[t+1])
+        self.docs = docs  # int32 note indices
+        self.tfs = tfs  # int32 occurrences of the term in the note
+        self.lengths = lengths  # int32 tokens per note (stop words out, repeats counted)
+        self.keys = keys  # (uri, content hash) per note
+        self.generation = generation  # "gen-NNNNNN", to keep the newest in ``_RECENT``
+        self._positions: dict[Key, int] | None = None
+        # bm25s: avgdl is the mean note length (empty notes count) and each note's length
+        # part of the denominator is k1 * (1 - b + b * dl / avgdl), computed in float64.
+        total = int(lengths.sum())
+        self.avgdl = total / len(lengths) if len(lengths) else 0.0
+        if total:
+            self._norm = K1 * ((1 - B) + B * lengths.astype(np.float64) / np.float64(self.avgdl))
+        else:
+            self._norm = np.zeros(len(lengths), dtype=np.float64)
+
+    @property
+    def terms(self) -> int:
+        return len(self.indptr) - 1
+
+    def __len__(self) -> int:
+        return len(self.lengths)
+
+    def positions(self) -> dict[Key, int]:
+        """Note index by (uri, hash), for notes that have a hash."""
+        if self._positions is None:
+            self._positions = {key: i for i, key in enumerate(self.keys) if key[1]}
+        return self._positions
 
     def tokens(self, text: str) -> list[str]:
         return self.token_lists([text])[0]
@@ -72,69 +166,266 @@ class LexicalIndex:
         return [list(dict.fromkeys(t for t in words if t)) for words in out]
 
     def score(self, text: str, size: int) -> LexicalScores:
-        """BM25 of every note for ``text``; ``size`` is the corpus's note count."""
+        """BM25 of every note for ``text``; ``size`` is the corpus's note count.
+
+        Each distinct query term counts once, in the order it first appears (bm25s adds
+        the terms' columns in the order given, float32)."""
         terms = self.tokens(text)
-        r = self.retriever
-        vocab = r.vocab_dict  # type: ignore[attr-defined]
-        ids = [vocab[t] for t in terms if t in vocab]
         scores = np.zeros(size, dtype=np.float32)
         matched = np.zeros(size, dtype=np.float32)
-        if ids:
-            scores = np.asarray(r.get_scores_from_ids(ids), dtype=np.float32)  # type: ignore[attr-defined]
-            indices, indptr = r.scores["indices"], r.scores["indptr"]  # type: ignore[attr-defined]
-            for t in ids:
-                matched[indices[indptr[t] : indptr[t + 1]]] += 1
+        n, ids, indptr = len(self.lengths), self.vocab.ids, self.indptr
+        for term in terms:
+            t = ids.get(term)
+            if t is None or t >= self.terms:
+                continue
+            lo, hi = int(indptr[t]), int(indptr[t + 1])
+            if lo == hi:
+                continue
+            df = hi - lo
+            idf = np.float32(math.log(1 + (n - df + 0.5) / (df + 0.5)))  # bm25s: float32 idf
+            docs = self.docs[lo:hi]
+            tf = self.tfs[lo:hi].astype(np.float64)
+            scores[docs] += (idf * (tf / (self._norm[docs] + tf))).astype(np.float32)
+            matched[docs] += 1
         return LexicalScores(scores, matched, len(terms))
 
 
 def lexical_index(corpus: Corpus, language: str = "english") -> LexicalIndex:
-    """The corpus's BM25 index: cached, else loaded from the generation, else built."""
+    """The corpus's BM25 index: cached, else loaded from the generation, else built
+    (from the previous generation's index when this process has one)."""
     return corpus.derived(f"lexical:{language}", lambda: _load_or_build(corpus, language))
 
 
-def _load_or_build(corpus: Corpus, language: str) -> LexicalIndex:
-    import bm25s
+def lexical_built(corpus: Corpus, language: str = "english") -> bool:
+    """Whether the corpus's BM25 index is already in memory (never builds)."""
+    return corpus.cached(f"lexical:{language}") is not None
 
+
+def _load_or_build(corpus: Corpus, language: str) -> LexicalIndex:
     folder = corpus.generation / FOLDER
     stamp = {"format": FORMAT, "language": language, "notes": len(corpus)}
-    try:
-        if json.loads((folder / "stamp.json").read_text(encoding="utf-8")) == stamp:
-            retriever = bm25s.BM25.load(str(folder), show_progress=False, verbosity=0)
-            return LexicalIndex(retriever, language)
-    except (OSError, ValueError, KeyError):
-        pass  # not saved yet, or unreadable: build it
-    index = build_lexical(corpus, language)
-    _save(index, folder, stamp)
+    index = _load(corpus, language, folder, stamp)
+    if index is None:
+        index = build_lexical(corpus, language, previous=_recent(corpus, language))
+        _save(index, folder, stamp)
+    _remember(corpus, language, index)
     return index
 
 
-def build_lexical(corpus: Corpus, language: str = "english") -> LexicalIndex:
-    import bm25s
-
-    texts = [""] * len(corpus)
+# -- building -----------------------------------------------------------------------------
+def build_lexical(
+    corpus: Corpus, language: str = "english", previous: LexicalIndex | None = None
+) -> LexicalIndex:
+    """The BM25 index of ``corpus``; notes whose (uri, hash) ``previous`` holds are not
+    tokenized again. Without ``previous``, built from scratch."""
+    n = len(corpus)
+    keys: list[Key] = [(uri, None) for uri in corpus.uris]
+    has_text = np.zeros(n, dtype=bool)
     db = corpus.connect()
     try:
-        for uri, title, aliases, body in db.execute("SELECT uri, title, aliases, body FROM notes"):
+        for uri, content_hash in db.execute("SELECT uri, hash FROM notes"):
             i = corpus.index_of.get(uri)
             if i is not None:
-                names = " ".join([title or "", *json.loads(aliases or "[]")])
-                texts[i] = f"{names}\n{body or ''}"
+                keys[i] = (uri, content_hash or None)
+                has_text[i] = True
+        if previous is not None and previous.language != language:
+            previous = None
+        known = previous.positions() if previous is not None else {}
+        old_of = np.full(n, -1, dtype=np.int64)  # note i's index in ``previous``
+        fresh: list[int] = []
+        for i, key in enumerate(keys):
+            j = known.get(key) if key[1] else None
+            if j is not None:
+                old_of[i] = j
+            elif has_text[i]:
+                fresh.append(i)
+        texts = _texts(db, corpus, fresh)
     finally:
         db.close()
-    stemmer = _stemmer(language)
-    tokens = bm25s.tokenize(texts, stopwords="en", stemmer=stemmer, show_progress=False)
-    retriever = bm25s.BM25()
-    retriever.index(tokens, show_progress=False)
-    return LexicalIndex(retriever, language)
+
+    vocab = previous.vocab if previous is not None else Vocabulary()
+    f_terms, f_docs, f_tfs, f_lengths, n_terms = _fresh_postings(texts, language, vocab)
+    lengths = np.zeros(n, dtype=np.int32)
+    fresh_at = np.asarray(fresh, dtype=np.int64)
+    lengths[fresh_at] = f_lengths
+    f_docs = fresh_at[f_docs].astype(np.int32)
+
+    kept = old_of >= 0
+    if previous is not None and kept.any():
+        lengths[kept] = previous.lengths[old_of[kept]]
+        indptr, docs, tfs = _kept_postings(previous, old_of, kept)
+    else:
+        indptr = np.zeros(1, dtype=np.int64)
+        docs = np.zeros(0, dtype=np.int32)
+        tfs = np.zeros(0, dtype=np.int32)
+    n_terms = max(n_terms, len(indptr) - 1)
+    if len(indptr) < n_terms + 1:  # terms added since ``previous``: no postings yet
+        indptr = np.concatenate([indptr, np.full(n_terms + 1 - len(indptr), indptr[-1])])
+    if len(f_terms):
+        # Fresh postings go at the end of their term's block, in (term, note) order.
+        at = indptr[f_terms + 1]
+        docs = np.insert(docs, at, f_docs)
+        tfs = np.insert(tfs, at, f_tfs)
+        added = np.bincount(f_terms, minlength=n_terms)
+        indptr = indptr + np.concatenate([[0], np.cumsum(added)])
+    return LexicalIndex(language, vocab, indptr, docs, tfs, lengths, keys, corpus.generation.name)
+
+
+def _kept_postings(
+    previous: LexicalIndex, old_of: np.ndarray, kept: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``previous``'s postings of the notes kept, renumbered to the new corpus order."""
+    renumber = np.full(len(previous.lengths), -1, dtype=np.int32)
+    renumber[old_of[kept]] = np.flatnonzero(kept)
+    docs = renumber[previous.docs]
+    dropped = np.flatnonzero(docs < 0)
+    indptr = previous.indptr
+    if len(dropped):
+        indptr = indptr - np.searchsorted(dropped, indptr)
+        docs = np.delete(docs, dropped)
+        tfs = np.delete(previous.tfs, dropped)
+    else:
+        tfs = previous.tfs  # never written to: shared
+    return indptr, docs, tfs
+
+
+def _fresh_postings(
+    texts: list[str], language: str, vocab: Vocabulary
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """(terms, notes, tfs) of ``texts`` sorted by (term, note; notes numbered from 0 in
+    ``texts`` order), each text's length, and the vocabulary's size."""
+    empty = np.zeros(0, dtype=np.int64)
+    if not texts:
+        return empty, empty, empty.astype(np.int32), empty.astype(np.int32), len(vocab.terms)
+    ids, words = _tokenize_notes(texts, _stemmer(language))
+    term_of, n_terms = vocab.add(words)
+    lengths = np.fromiter((len(d) for d in ids), dtype=np.int64, count=len(ids))
+    flat = np.fromiter(itertools.chain.from_iterable(ids), dtype=np.int64, count=int(lengths.sum()))
+    terms = term_of[flat]
+    notes = np.repeat(np.arange(len(texts), dtype=np.int64), lengths)
+    pairs, tfs = np.unique(terms * len(texts) + notes, return_counts=True)
+    return (
+        pairs // len(texts),
+        pairs % len(texts),
+        tfs.astype(np.int32),
+        lengths.astype(np.int32),
+        n_terms,
+    )
+
+
+def _tokenize_notes(texts: list[str], stemmer: object | None) -> tuple[list[list[int]], list[str]]:
+    """bm25s's tokens of each text as ids into the returned word list (repeats kept).
+
+    The same tokens as ``LexicalIndex.tokens`` (``return_ids=False`` maps the ids back
+    to these very words); ids skip that per-token string mapping."""
+    import bm25s
+
+    out = bm25s.tokenize(texts, stopwords="en", stemmer=stemmer, show_progress=False)
+    words = [""] * len(out.vocab)
+    for word, i in out.vocab.items():
+        words[i] = word
+    return out.ids, words
+
+
+def _texts(db: object, corpus: Corpus, notes: list[int]) -> list[str]:
+    """What BM25 reads of each note: title and aliases, a newline, the body."""
+    if not notes:
+        return []
+    wanted = {corpus.uris[i]: k for k, i in enumerate(notes)}
+    texts = [""] * len(notes)
+    sql = "SELECT uri, title, aliases, body FROM notes"
+    if len(notes) > READ_ALL_SHARE * len(corpus):
+        batches: list[list[str]] = [[]]
+    else:
+        uris = list(wanted)
+        batches = [uris[k : k + 500] for k in range(0, len(uris), 500)]
+    for batch in batches:
+        where = f" WHERE uri IN ({','.join('?' * len(batch))})" if batch else ""
+        for uri, title, aliases, body in db.execute(sql + where, batch):  # type: ignore[attr-defined]
+            k = wanted.get(uri)
+            if k is not None:
+                names = " ".join([title or "", *json.loads(aliases or "[]")])
+                texts[k] = f"{names}\n{body or ''}"
+    return texts
+
+
+# -- the most recent index of each folder ---------------------------------------------------
+_RECENT: OrderedDict[tuple[str, str], LexicalIndex] = OrderedDict()
+_RECENT_LOCK = threading.Lock()
+
+
+def _recent(corpus: Corpus, language: str) -> LexicalIndex | None:
+    with _RECENT_LOCK:
+        return _RECENT.get((str(corpus.generation.parent), language))
+
+
+def _remember(corpus: Corpus, language: str, index: LexicalIndex) -> None:
+    """Keep ``index`` to build the next generation's from, unless a newer one is kept."""
+    key = (str(corpus.generation.parent), language)
+    with _RECENT_LOCK:
+        kept = _RECENT.get(key)
+        if kept is None or kept.generation <= index.generation:
+            _RECENT[key] = index
+        _RECENT.move_to_end(key)
+        while len(_RECENT) > RECENT_FOLDERS:
+            _RECENT.popitem(last=False)
+
+
+# -- saving and loading -----------------------------------------------------------------------
+def _load(corpus: Corpus, language: str, folder: Path, stamp: dict) -> LexicalIndex | None:
+    try:
+        if json.loads((folder / "stamp.json").read_text(encoding="utf-8")) != stamp:
+            return None
+        with np.load(folder / "postings.npz", allow_pickle=False) as saved:
+            indptr, docs = saved["indptr"], saved["docs"]
+            tfs, lengths = saved["tfs"], saved["lengths"]
+        terms = json.loads((folder / "vocab.json").read_text(encoding="utf-8"))
+        notes = json.loads((folder / "notes.json").read_text(encoding="utf-8"))
+        n = len(corpus)
+        if (
+            notes["uris"] != corpus.uris
+            or len(notes["hashes"]) != n
+            or len(lengths) != n
+            or len(indptr) != len(terms) + 1
+            or int(indptr[-1]) != len(docs)
+            or len(tfs) != len(docs)
+            or int(docs.max(initial=-1)) >= n
+        ):
+            log.info("lexical index in %s does not match its generation: rebuilding", folder)
+            return None
+    except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile):
+        return None  # not saved yet, or unreadable: build it
+    keys = list(zip(notes["uris"], notes["hashes"], strict=True))
+    return LexicalIndex(
+        language,
+        Vocabulary(terms),
+        indptr.astype(np.int64, copy=False),
+        docs.astype(np.int32, copy=False),
+        tfs.astype(np.int32, copy=False),
+        lengths.astype(np.int32, copy=False),
+        keys,
+        corpus.generation.name,
+    )
 
 
 def _save(index: LexicalIndex, folder: Path, stamp: dict) -> None:
     """Write to a temporary folder and rename it into place; give up quietly on a
     read-only or full disk (the index in memory works all the same)."""
-    tmp = folder.with_name(f".{folder.name}.{os.getpid()}.tmp")
+    tmp = folder.with_name(f".{folder.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
         shutil.rmtree(tmp, ignore_errors=True)
-        index.retriever.save(str(tmp), show_progress=False)  # type: ignore[attr-defined]
+        tmp.mkdir()
+        np.savez(
+            tmp / "postings.npz",
+            indptr=index.indptr,
+            docs=index.docs,
+            tfs=index.tfs,
+            lengths=index.lengths,
+        )
+        terms = index.vocab.terms[: index.terms]
+        (tmp / "vocab.json").write_text(json.dumps(terms, ensure_ascii=False), encoding="utf-8")
+        notes = {"uris": [u for u, _ in index.keys], "hashes": [h for _, h in index.keys]}
+        (tmp / "notes.json").write_text(json.dumps(notes, ensure_ascii=False), encoding="utf-8")
         (tmp / "stamp.json").write_text(json.dumps(stamp), encoding="utf-8")
         shutil.rmtree(folder, ignore_errors=True)
         os.replace(tmp, folder)

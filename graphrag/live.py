@@ -19,7 +19,7 @@ from typing import Any
 from indexer import IndexStats
 from indexer.store import read_manifest
 
-from .api import VaultRAG
+from .api import Snapshot, VaultRAG
 from .errors import IndexBusyError, VaultError, VaultRAGError
 
 log = logging.getLogger(__name__)
@@ -56,10 +56,11 @@ class LiveIndex:
         if not self._lock.acquire(blocking=wait):
             raise IndexBusyError(str(self.rag.index_dir))
         started = time.time()
+        replaced = self.rag._snapshot  # what queries used so far (None: nothing loaded yet)
         try:
             stats = self.rag.index(full=full)
             self._follow_manifest()
-            self.warm()
+            self.warm(replaced=replaced)
         except VaultRAGError as exc:
             self._record(started, reason, error=str(exc))
             raise
@@ -83,21 +84,50 @@ class LiveIndex:
         if committed != self.rag.snapshot.index.manifest.get("generation"):
             self.rag.reload()
 
-    def warm(self, counts: bool = False) -> None:
+    def warm(self, counts: bool = False, replaced: Snapshot | None = None) -> None:
         """Load the current generation's vectors now, not on the first query that needs them.
 
-        With ``counts``, also count every note's (truncated) details once: focus mode
-        estimates each candidate by that count, and the tokenizer caches it, so the
-        first requests after start-up are as fast as later ones.
+        With ``counts`` (the server's start-up warm-up), also build the query arrays and
+        the BM25 index (``_warm_search``), and count every note's (truncated) details
+        once: focus mode estimates each candidate by that count, and the tokenizer
+        caches it, so the first requests after start-up are as fast as later ones.
+
+        ``replaced``: the snapshot an update just replaced. If queries (or the start-up
+        warm-up) had built its query arrays and BM25 index, the new snapshot's are built
+        now, in the updating thread, so the first query after an edit does not wait for
+        them; the BM25 index starts from the replaced one's and tokenizes only the new
+        and changed notes.
         """
         snapshot = self.rag.snapshot
         snapshot.index.vectors  # noqa: B018 - a lazy property; reading it loads
         if counts:
+            self._warm_search(snapshot, lexical=self.rag.settings.query.lexical_enabled)
             from .budget import truncate
 
             graph, limit, count = snapshot.graph, self.rag.settings.focus.truncate_length, self.rag.tokenizer.count
             for note in graph.notes():
                 count(truncate(graph.details(note.uri), limit)[0])
+        elif replaced is not None and replaced is not snapshot:
+            from .corpus import cached_corpus
+            from .lexical import lexical_built
+
+            before = cached_corpus(replaced)
+            if before is not None:
+                language = self.rag.settings.query.stemmer_language
+                self._warm_search(snapshot, lexical=lexical_built(before, language))
+
+    def _warm_search(self, snapshot: Snapshot, lexical: bool) -> None:
+        """Build ``snapshot``'s query arrays (and BM25 index); a failure is only logged:
+        the first query that needs them reports it."""
+        from .corpus import corpus_for
+        from .lexical import lexical_index
+
+        try:
+            corpus = corpus_for(snapshot)
+            if lexical:
+                lexical_index(corpus, self.rag.settings.query.stemmer_language)
+        except Exception:
+            log.warning("building the query arrays of %s failed", snapshot.index.generation, exc_info=True)
 
     def _record(
         self, started: float, reason: str, stats: IndexStats | None = None, error: str | None = None
