@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import os
 import threading
 from collections import OrderedDict
@@ -25,6 +24,7 @@ from .errors import AmbiguousNoteError, InvalidRequestError, NoteNotFoundError, 
 from .filters import Filters
 from .graph import VaultGraph
 from .model import GraphRAGResult
+from .suggest import name_index
 
 if TYPE_CHECKING:
     import numpy as np
@@ -146,6 +146,11 @@ class VaultRAG:
         return snap if snap is not None else self.reload()
 
     @property
+    def loaded_snapshot(self) -> Snapshot | None:
+        """The snapshot being served, or None before the first load (never loads one)."""
+        return self._snapshot
+
+    @property
     def graph(self) -> VaultGraph:
         return self.snapshot.graph
 
@@ -187,16 +192,8 @@ class VaultRAG:
         raise NoteNotFoundError(name, self.suggest(query, graph=graph))
 
     def suggest(self, query: str, n: int = 5, graph: VaultGraph | None = None) -> list[str]:
-        names: dict[str, str] = {}
-        for note in (graph if graph is not None else self.graph).notes():
-            names.setdefault(note.title.casefold(), note.uri)
-            names.setdefault(note.uri.casefold(), note.uri)
-        close = difflib.get_close_matches(query.casefold(), list(names), n=n * 2, cutoff=0.5)
-        out: list[str] = []
-        for key in close:
-            if names[key] not in out:
-                out.append(names[key])
-        return out[:n]
+        """Up to ``n`` note uris whose title or uri is close to ``query``."""
+        return name_index(graph if graph is not None else self.graph).close(query, n)
 
     # -- retrieval ----------------------------------------------------------------------
     def focus(

@@ -56,7 +56,7 @@ class LiveIndex:
         if not self._lock.acquire(blocking=wait):
             raise IndexBusyError(str(self.rag.index_dir))
         started = time.time()
-        replaced = self.rag._snapshot  # what queries used so far (None: nothing loaded yet)
+        replaced = self.rag.loaded_snapshot  # what queries used so far
         try:
             stats = self.rag.index(full=full)
             self._follow_manifest()
