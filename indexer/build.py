@@ -293,6 +293,7 @@ def _build_locked(
         and not reparse_all
         and not parsed
         and not removed
+        and not same
         and attachments == prev_attachments
     )
     if nothing_changed:
@@ -321,6 +322,11 @@ def _build_locked(
             db.execute("DELETE FROM notes WHERE path = ?", (path,))
         for uri in gone:
             db.execute("DELETE FROM chunks WHERE uri = ?", (uri,))
+        # Touched files: record the new mtime, or every later run reads and hashes them again.
+        db.executemany(
+            "UPDATE notes SET mtime_ns = ?, modified = ? WHERE path = ?",
+            [(current[p].mtime_ns, current[p].mtime_ns / 1e9, p) for p in same],
+        )
         for note in parsed:
             db.execute("DELETE FROM notes WHERE path = ?", (note.path,))
             db.execute("INSERT OR REPLACE INTO notes VALUES (" + ",".join("?" * 16) + ")", note_to_row(note))

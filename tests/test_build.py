@@ -72,17 +72,24 @@ def test_no_change_embeds_nothing(indexed: Path, index_dir: Path, parse_calls: l
     assert generation(index_dir) == "gen-000001"
 
 
-def test_touching_a_file_reparses_nothing(
-    indexed: Path, index_dir: Path, parse_calls: list[str]
+def test_touching_a_file_reparses_nothing_and_is_not_read_again(
+    indexed: Path, index_dir: Path, parse_calls: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = indexed / "Places/Käsekeller.md"
     st = path.stat()
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
+    hashed: list[int] = []
+    original = indexer.build.content_hash
+    monkeypatch.setattr(indexer.build, "content_hash", lambda data: hashed.append(1) or original(data))
     stats, embedder = reindex(indexed, index_dir)
-    assert parse_calls == []
-    assert embedder.texts == []
-    assert stats.up_to_date and stats.changed == 0
-    assert generation(index_dir) == "gen-000001"
+    assert parse_calls == [] and embedder.texts == [] and len(hashed) == 1
+    assert not stats.up_to_date and stats.changed == 0 and stats.unchanged == 37
+    # The new mtime is recorded (the note's modified time follows it), so the next
+    # run skips the file by size and mtime without reading it.
+    note = load_index(index_dir).note_row("Places/Käsekeller")
+    assert note is not None and note["modified"] == pytest.approx(st.st_mtime_ns / 1e9 + 5)
+    stats, _ = reindex(indexed, index_dir)
+    assert stats.up_to_date and len(hashed) == 1 and parse_calls == []
 
 
 def test_editing_one_paragraph_re_embeds_only_that_chunk(
