@@ -17,7 +17,6 @@ import argparse
 import os
 import random
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -25,28 +24,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.common import generated_vault, indexed  # noqa: E402
 from graphrag import VaultRAG  # noqa: E402
-from indexer import build_index  # noqa: E402
 from tests.fakes import HashEmbedder  # noqa: E402
 
 HUB = ROOT.parent / "shared" / "vaults" / "obsidian-hub"
 
 
 def ensure_index(vault: Path, index_dir: Path) -> None:
-    if not (index_dir / "manifest.json").exists():
-        start = time.perf_counter()
-        build_index(vault, index_dir, embedder=HashEmbedder(dim=16, name="bench/fake16"))
-        print(f"  indexed {vault.name} in {time.perf_counter() - start:.1f} s", flush=True)
+    indexed(vault, index_dir, HashEmbedder(dim=16, name="bench/fake16"))
 
 
 def ensure_vault(cache: Path, notes: int) -> Path:
-    vault = cache / f"vault-{notes}"
-    if not vault.exists():
-        subprocess.run(
-            [sys.executable, str(ROOT / "benchmarks" / "gen_vault.py"), str(vault), "--notes", str(notes)],
-            check=True,
-        )
-    return vault
+    return generated_vault(cache / f"vault-{notes}", notes)
 
 
 def percentile(values: list[float], q: float) -> float:

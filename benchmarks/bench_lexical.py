@@ -39,7 +39,6 @@ import argparse
 import os
 import random
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -50,35 +49,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.common import HASH_MODEL, generated_vault, indexed  # noqa: E402
 from graphrag import lexical  # noqa: E402
 from graphrag.api import VaultRAG  # noqa: E402
 from graphrag.config import load_settings  # noqa: E402
 from graphrag.corpus import Corpus, build_corpus, corpus_for  # noqa: E402
 from graphrag.live import LiveIndex  # noqa: E402
 from tests.fakes import HashEmbedder  # noqa: E402
-
-MODEL_NAME = "bench/hash-384"  # as benchmarks/bench_server.py indexes its vault
-
-
-def prepare(work: Path, notes: int) -> tuple[Path, Path]:
-    vault, index_dir = work / "vault", work / "index"
-    if not vault.is_dir():
-        subprocess.run(
-            [
-                sys.executable,
-                str(ROOT / "benchmarks" / "gen_vault.py"),
-                str(vault),
-                "--notes",
-                str(notes),
-                "--force",
-            ],
-            check=True,
-        )
-    if not (index_dir / "manifest.json").exists():
-        from indexer import build_index
-
-        build_index(vault, index_dir, embedder=HashEmbedder(dim=384, name=MODEL_NAME))
-    return vault, index_dir
 
 
 def timed(fn: Callable[[], object]) -> tuple[float, object]:
@@ -130,14 +107,15 @@ def main() -> None:
     args = ap.parse_args()
     if args.work.resolve().is_relative_to("/work/shared"):
         raise SystemExit("--work must not be under /work/shared (this benchmark edits the vault)")
-    vault, index_dir = prepare(args.work, args.notes)
+    vault, index_dir = args.work / "vault", args.work / "index"
+    indexed(generated_vault(vault, args.notes), index_dir)
     load_start = os.getloadavg()
     rng = random.Random(args.seed)
     rag = VaultRAG.open(
         vault,
         index_dir=index_dir,
         settings=load_settings(env={}),
-        embedder=HashEmbedder(dim=384, name=MODEL_NAME),
+        embedder=HashEmbedder(dim=384, name=HASH_MODEL),
         update=False,
     )
     stats = rag.index()  # catch up with the vault once, untimed

@@ -34,9 +34,7 @@ import argparse
 import hashlib
 import os
 import random
-import shutil
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -47,6 +45,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.common import generated_vault, indexed  # noqa: E402
 from graphrag import corpus as corpus_module  # noqa: E402
 from graphrag.api import VaultRAG  # noqa: E402
 from graphrag.chunk_vectors import HalfVectors  # noqa: E402
@@ -56,7 +55,6 @@ from graphrag.hubs import build_hubs  # noqa: E402
 from graphrag.lexical import FOLDER, build_lexical, lexical_index  # noqa: E402
 from graphrag.query import run_query  # noqa: E402
 from graphrag.search import Scope, semantic_search  # noqa: E402
-from indexer import build_index  # noqa: E402
 from indexer.embed import SentenceTransformerEmbedder  # noqa: E402
 
 DIM = 384
@@ -105,25 +103,7 @@ class RandomEmbedder:
 
 def prepare(cache: Path, notes: int) -> tuple[Path, Path, float]:
     vault, index = cache / f"vault-{notes}", cache / f"index-{notes}"
-    if not (vault / ".generated").exists():
-        shutil.rmtree(vault, ignore_errors=True)
-        subprocess.run(
-            [
-                sys.executable,
-                str(ROOT / "benchmarks" / "gen_vault.py"),
-                str(vault),
-                "--notes",
-                str(notes),
-            ],
-            check=True,
-        )
-        (vault / ".generated").write_text("ok")
-    seconds = 0.0
-    if not (index / "manifest.json").exists():
-        started = time.perf_counter()
-        build_index(vault, index, embedder=RandomEmbedder())
-        seconds = time.perf_counter() - started
-    return vault, index, seconds
+    return vault, index, indexed(generated_vault(vault, notes), index, RandomEmbedder())
 
 
 def percentiles(times: list[float]) -> tuple[float, float]:

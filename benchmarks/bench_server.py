@@ -55,7 +55,8 @@ from urllib.parse import quote
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-MODEL_NAME = "bench/hash-384"  # the name the index is built under (and served with)
+from benchmarks.common import HASH_MODEL, generated_vault, indexed  # noqa: E402
+
 QUESTIONS = (
     "what do my notes say about {}?",
     "how is {} related to the rest of the project",
@@ -74,7 +75,7 @@ class RealQueryEmbedder:
         from indexer.embed import SentenceTransformerEmbedder
 
         self._model = SentenceTransformerEmbedder()
-        self.name = MODEL_NAME
+        self.name = HASH_MODEL
         self.dim = 384
 
     def load(self) -> Any:
@@ -106,24 +107,6 @@ def serve(vault: str, index_dir: str, port: int, watch: bool = False) -> None:
 
 
 # -- the client side ------------------------------------------------------------------------
-def prepare(work: Path, notes: int) -> tuple[Path, Path]:
-    vault, index_dir = work / "vault", work / "index"
-    if not (vault / ".generated").exists():
-        subprocess.run(
-            [sys.executable, str(ROOT / "benchmarks" / "gen_vault.py"), str(vault), "--notes", str(notes), "--force"],
-            check=True,
-        )
-        (vault / ".generated").write_text(str(notes))
-    if not (index_dir / "manifest.json").exists():
-        from indexer import build_index
-        from tests.fakes import HashEmbedder
-
-        started = time.perf_counter()
-        stats = build_index(vault, index_dir, embedder=HashEmbedder(dim=384, name=MODEL_NAME))
-        print(f"indexed {stats.notes} notes, {stats.chunks} chunks in {time.perf_counter() - started:.1f} s")
-    return vault, index_dir
-
-
 def note_titles(index_dir: Path) -> list[tuple[str, str]]:
     manifest = json.loads((index_dir / "manifest.json").read_text())
     db = sqlite3.connect(index_dir / manifest["generation"] / "index.sqlite")
@@ -501,7 +484,8 @@ def main() -> None:
     if args.work.resolve().is_relative_to("/work/shared"):
         raise SystemExit("--work must not be under /work/shared (this benchmark edits the vault)")
     args.work.mkdir(parents=True, exist_ok=True)
-    vault, index_dir = prepare(args.work, args.notes)
+    vault, index_dir = args.work / "vault", args.work / "index"
+    indexed(generated_vault(vault, args.notes), index_dir)
     rows = note_titles(index_dir)
     rng = random.Random(args.seed)
     rng.shuffle(rows)

@@ -33,26 +33,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.common import generated_vault, hash_embedder, indexed  # noqa: E402
 from graphrag.graph import VaultGraph  # noqa: E402
 from indexer import build_index, load_index  # noqa: E402
-from tests.fakes import HashEmbedder  # noqa: E402
-
-MODEL_NAME = "bench/hash-384"
 
 
 def prepare(work: Path, notes: int, source: Path | None) -> tuple[Path, Path]:
     vault, index_dir = work / "vault", work / "index"
-    if not vault.exists():
-        if source is not None:
-            shutil.copytree(source, vault)
-        else:
-            from benchmarks.gen_vault import generate_vault
-
-            generate_vault(str(vault), notes, seed=0)
-    if not (index_dir / "manifest.json").exists():
-        started = time.perf_counter()
-        build_index(vault, index_dir, embedder=HashEmbedder(384, MODEL_NAME))
-        print(f"indexed {vault} in {time.perf_counter() - started:.1f} s")
+    if source is None:
+        generated_vault(vault, notes)
+    elif not vault.exists():
+        shutil.copytree(source, vault)
+    indexed(vault, index_dir)
     return vault, index_dir
 
 
@@ -67,7 +59,7 @@ def main() -> None:
         raise SystemExit("--work must not be under ../shared (read-only)")
     args.work.mkdir(parents=True, exist_ok=True)
     vault, index_dir = prepare(args.work, args.notes, args.vault)
-    embedder = HashEmbedder(384, MODEL_NAME)
+    embedder = hash_embedder()
     notes = sorted(p for p in vault.rglob("*.md") if not any(s.startswith(".") for s in p.parts))
     timings: dict[str, list[tuple[float, float]]] = {}
 

@@ -1,0 +1,44 @@
+"""What the benchmark scripts share: a generated vault, indexed once with a fake embedder.
+
+Embedding thousands of notes with the real model takes minutes and is not what
+the scripts measure, so their indexes are built with ``tests.fakes.HashEmbedder``
+under a model name of their own.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+from benchmarks.gen_vault import generate_vault
+from indexer import build_index
+from indexer.embed import Embedder
+from tests.fakes import HashEmbedder
+
+HASH_MODEL = "bench/hash-384"  # the 384-d hashing embedder the server benchmarks index with
+
+
+def hash_embedder() -> HashEmbedder:
+    return HashEmbedder(dim=384, name=HASH_MODEL)
+
+
+def generated_vault(vault: Path, notes: int, seed: int = 0) -> Path:
+    """``gen_vault.py``'s vault of ``notes`` notes at ``vault``, generated unless a
+    finished one is there (``.generated`` is written last, so a killed run starts over)."""
+    if not (vault / ".generated").exists():
+        shutil.rmtree(vault, ignore_errors=True)
+        generate_vault(str(vault), notes, seed=seed)
+        (vault / ".generated").write_text(str(notes))
+    return vault
+
+
+def indexed(vault: Path, index_dir: Path, embedder: Embedder | None = None) -> float:
+    """Index ``vault`` into ``index_dir`` unless an index is there; seconds it took (0 if none)."""
+    if (index_dir / "manifest.json").exists():
+        return 0.0
+    started = time.perf_counter()
+    stats = build_index(vault, index_dir, embedder=embedder or hash_embedder())
+    seconds = time.perf_counter() - started
+    print(f"indexed {stats.notes} notes ({stats.chunks} chunks) of {vault} in {seconds:.1f} s", flush=True)
+    return seconds
