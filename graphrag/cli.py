@@ -134,8 +134,8 @@ def format_stats(s: IndexStats) -> str:
         f"  notes {s.notes} (added {s.added}, changed {s.changed}, removed {s.removed}, "
         f"unchanged {s.unchanged})",
         f"  folders {s.folders} ({s.virtual_folders} without a folder note)",
-        f"  links resolved {s.links_resolved}, unresolved {s.links_unresolved}; "
-        f"attachments {s.attachments}; tags {s.tags}",
+        f"  links resolved {s.links_resolved}, unresolved {s.links_unresolved} "
+        f"(re-resolved for {s.relinked} notes); attachments {s.attachments}; tags {s.tags}",
         f"  chunks {s.chunks} (embedded {s.chunks_embedded}, reused {s.chunks_reused})",
     ]
     if s.full_reason:

@@ -58,6 +58,7 @@ class IndexStats:
     changed: int = 0
     removed: int = 0
     unchanged: int = 0
+    relinked: int = 0  # notes whose links were resolved in this run (linktable)
     up_to_date: bool = False
     full_reason: str = ""
     seconds: float = 0.0
@@ -302,8 +303,10 @@ def _build_locked(
         prev_db.close()
         return stats
 
-    # The namespace the stored links were resolved in; None resolves every link again.
-    old_namespace = None if reparse_all or prev_db is None else Namespace.read(prev_db)
+    # The namespace the stored links were resolved in; None resolves every link again,
+    # as after an upgrade, whose resolution rules may differ from those that made the table.
+    relink_all = reparse_all or prev_db is None or previous.get("tool_version") != __version__
+    old_namespace = None if relink_all else Namespace.read(prev_db)
 
     tokenizer = get_tokenizer(settings.tokenizer)
     new_chunks: dict[str, list[Chunk]] = {
@@ -374,6 +377,7 @@ def _build_locked(
             db, settings, parsed, [note_uri(p) for p in removed], old_namespace, attachments
         )
         stats.warnings.extend(derived.warnings)
+        stats.relinked = derived.relinked
         _write_files(db, current, scan.attachments, derived.warnings)
         vectors.save(writer.vectors_path)
         for key, value in derived.counts.items():

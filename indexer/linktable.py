@@ -138,7 +138,6 @@ def refresh(
 
     if old is None:
         db.execute("DELETE FROM links")
-        db.execute("DELETE FROM tags")
         affected = set(uris)
     else:
         affected = _affected(db, settings, resolver, set(by_uri), removed, old, new, hier_keys, by_uri)

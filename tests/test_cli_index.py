@@ -43,7 +43,10 @@ def test_index_prints_the_summary(sample_vault: Path, tmp_path: Path, fake_model
     assert re.match(r"indexed in \d+\.\d\d s\n", out)
     assert "notes 37 (added 37, changed 0, removed 0, unchanged 0)" in out
     assert "folders 10 (4 without a folder note)" in out
-    assert f"links resolved {built.resolved_count}, unresolved 2; attachments 2; tags 29" in out
+    assert (
+        f"links resolved {built.resolved_count}, unresolved 2 (re-resolved for 37 notes); "
+        "attachments 2; tags 29"
+    ) in out
     assert "chunks 77 (embedded 77, reused 0)" in out
     assert "warnings 1 (run `vault-graphrag doctor` for details)" in out
     assert "warning: Meetings/2024-09-15 Board Meeting.md: invalid YAML front matter" in err

@@ -7,6 +7,7 @@ second one from scratch, and compares every derived table and count.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import sqlite3
@@ -127,12 +128,13 @@ def test_one_body_edit_resolves_one_note(tmp_path: Path) -> None:
     linktable.resolve_note_links = counting
     try:
         edit(vault, "Dairy/Brine.md", VAULT["Dairy/Brine.md"] + "More brine.\n")
-        build_index(vault, index_dir, embedder=HashEmbedder())
+        stats = build_index(vault, index_dir, embedder=HashEmbedder())
     finally:
         linktable.resolve_note_links = original
     # Brine links [[ghost note]]; Alp links [[Ghost Note]]: the ghost's spelling is
     # chosen among both, so both are resolved (twice: a probe, then for real).
     assert sorted(set(calls)) == ["Dairy/Brine", "Places/Alp"]
+    assert stats.relinked == 2
 
 
 def _random_edit(rng: random.Random, vault: Path, n: int) -> str:
@@ -206,3 +208,28 @@ def test_namespace_reads_notes_aliases_and_attachments(tmp_path: Path) -> None:
     assert ns.aliases == {"Home": ["Start"]}
     assert ns.attachments == {"map.png"}
     assert isinstance(db, sqlite3.Connection)
+
+
+def test_an_upgrade_resolves_every_link_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Links stored by another version may follow other rules: all are resolved anew, once."""
+    import indexer.linktable as linktable
+    from indexer.store import MANIFEST
+
+    vault = make_vault(tmp_path)
+    index_dir = tmp_path / "inc"
+    build_index(vault, index_dir, embedder=HashEmbedder())
+    manifest = json.loads((index_dir / MANIFEST).read_text())
+    (index_dir / MANIFEST).write_text(json.dumps(dict(manifest, tool_version="0.0.1")))
+    resolved: list[str] = []
+    original = linktable.resolve_note_links
+    monkeypatch.setattr(
+        linktable, "resolve_note_links", lambda note, *a: resolved.append(note.uri) or original(note, *a)
+    )
+    edit(vault, "Dairy/Brine.md", VAULT["Dairy/Brine.md"] + "More brine.\n")
+    build_index(vault, index_dir, embedder=HashEmbedder())
+    assert len(resolved) == 8  # every note, each resolved once
+    check_same_as_full(vault, index_dir, tmp_path, "after upgrade")
+    resolved.clear()
+    edit(vault, "Dairy/Brine.md", VAULT["Dairy/Brine.md"] + "Even more brine.\n")
+    build_index(vault, index_dir, embedder=HashEmbedder())
+    assert "Home" not in resolved  # back to incremental
