@@ -140,7 +140,22 @@ def test_one_body_edit_resolves_one_note(tmp_path: Path) -> None:
 def _random_edit(rng: random.Random, vault: Path, n: int) -> str:
     notes = sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md"))
     names = [Path(p).stem for p in notes] + ["Zed", "zed", "Nowhere", "map.png", "Places", "Start"]
-    action = rng.choice(["edit", "edit", "edit", "add", "delete", "rename", "alias"])
+    action = rng.choice(["edit", "edit", "edit", "add", "delete", "rename", "alias", "folder note", "attachment"])
+    if action == "folder note":
+        folder = rng.choice(["Places", "Dairy", "New", "Archive/Old"])
+        note = vault / folder / rng.choice(["index.md", f"{folder.rsplit('/', 1)[-1]}.md"])
+        if note.exists():
+            note.unlink()
+        else:
+            write(vault, note.relative_to(vault).as_posix(), f"Folder note {n}. [[{rng.choice(names)}]]\n")
+        return action
+    if action == "attachment":
+        image = vault / rng.choice(["map.png", "files/map.png", "missing.pdf"])
+        if image.exists():
+            image.unlink()
+        else:
+            write(vault, image.relative_to(vault).as_posix(), b"fake")
+        return action
     if action == "delete" and len(notes) > 3:
         (vault / rng.choice(notes)).unlink()
         return "delete"
@@ -161,7 +176,7 @@ def _random_edit(rng: random.Random, vault: Path, n: int) -> str:
     return action
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", range(8))
 def test_random_edits_match_a_full_rebuild(tmp_path: Path, seed: int) -> None:
     rng = random.Random(seed)
     vault = make_vault(tmp_path)
