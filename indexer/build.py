@@ -378,7 +378,7 @@ def _build_locked(
         )
         stats.warnings.extend(derived.warnings)
         stats.relinked = derived.relinked
-        _write_files(db, current, scan.attachments, derived.warnings)
+        _write_files_and_warnings(db, current, scan.attachments, derived.warnings)
         vectors.save(writer.vectors_path)
         for key, value in derived.counts.items():
             setattr(stats, key, value)
@@ -412,7 +412,7 @@ def _load_vectors(out_dir: Path, previous: dict | None, reuse: bool) -> VectorIn
     return VectorIndex(int((previous or {}).get("dim") or 384))
 
 
-def _write_files(db, current: dict[str, FileEntry], attachments, warnings: list[str]) -> None:  # noqa: ANN001
+def _write_files_and_warnings(db, current: dict[str, FileEntry], attachments, warnings: list[str]) -> None:  # noqa: ANN001
     db.execute("DELETE FROM files")
     db.execute("DELETE FROM warnings")
     db.executemany(
