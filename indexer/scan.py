@@ -8,7 +8,8 @@
 * Symlinked folders are followed once, after the real folders; a folder already
   visited (same device and inode) is skipped with a warning, so symlink loops end
   and a link into the vault never takes the place of the folder it points at.
-* Unreadable folders and files are warned about and skipped; nothing is written.
+* Unreadable folders and files, and names that are not UTF-8, are warned about
+  and skipped; nothing is written.
 """
 
 from __future__ import annotations
@@ -105,6 +106,11 @@ def scan_vault(vault: Path, exclude: tuple[str, ...] = ()) -> ScanResult:
             if entry.name.startswith("."):
                 continue
             child = f"{rel}/{entry.name}" if rel else entry.name
+            if not _utf8(entry.name):
+                # The index, links and uris are text: a name that is not UTF-8 cannot be one.
+                shown = child.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+                result.warnings.append(f"{shown}: name is not valid UTF-8; skipped (rename it to index it)")
+                continue
             try:
                 is_dir = entry.is_dir()  # follows symlinks
             except OSError:
@@ -134,3 +140,12 @@ def scan_vault(vault: Path, exclude: tuple[str, ...] = ()) -> ScanResult:
     while linked:
         walk(*linked.pop(0))
     return result
+
+
+def _utf8(name: str) -> bool:
+    """False for a name with bytes that are not UTF-8 (Python keeps them as surrogates)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -38,6 +38,21 @@ def test_non_utf8_file_is_indexed_with_a_warning(sample_vault: Path, tmp_path: P
     assert snap.chunks_of("Old/Latin1 Note")
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="needs a file system that takes any bytes as a name")
+def test_names_that_are_not_utf8_are_skipped_with_a_warning(sample_vault: Path, tmp_path: Path) -> None:
+    root = os.fsencode(sample_vault)
+    with open(os.path.join(root, b"caf\xe9.md"), "wb") as fh:
+        fh.write(b"A note whose name is Latin-1. [[Home]]\n")
+    os.mkdir(os.path.join(root, b"Ordner \xfc"))
+    with open(os.path.join(root, b"Ordner \xfc", b"inside.md"), "wb") as fh:
+        fh.write(b"In a folder whose name is Latin-1.\n")
+    stats = index(sample_vault, tmp_path / "idx")
+    assert "caf\\xe9.md: name is not valid UTF-8; skipped (rename it to index it)" in stats.warnings
+    assert "Ordner \\xfc: name is not valid UTF-8; skipped (rename it to index it)" in stats.warnings
+    assert stats.notes == 37  # the sample vault, whole, and nothing else
+    assert load_index(tmp_path / "idx").note_row("Home") is not None
+
+
 def test_binary_garbage_named_md_does_not_stop_the_run(sample_vault: Path, tmp_path: Path) -> None:
     write(sample_vault, "junk.md", bytes(range(256)) * 40)
     stats = index(sample_vault, tmp_path / "idx")
