@@ -23,7 +23,6 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import networkx as nx
 
@@ -388,10 +387,10 @@ def _gc_paused() -> Iterator[None]:
 _DIGIT_RUNS = re.compile(r"(\d+)")
 
 
-@lru_cache(maxsize=1 << 16)
 def natural_key(text: str) -> tuple:
     """Sort key that puts 'Note 2' before 'Note 10' and ignores case.
 
-    Cached: a reload sorts the same titles again."""
+    Not cached across builds: a cache big enough to help a large vault holds tens of
+    MB for the life of the server, to save ~8 ms per reload."""
     parts = _DIGIT_RUNS.split(text.casefold())
     return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in parts if p != "")
