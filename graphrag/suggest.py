@@ -3,8 +3,8 @@
 ``difflib.get_close_matches`` over every title and uri costs 0.1-0.4 s at 10k
 notes, paid by each request for a missing note, which is exactly what a plugin
 sends for a note created a moment ago, before the index has it. So difflib only
-ranks a shortlist: the names sharing the most character trigrams with the query,
-counted with numpy over a trigram index built once per graph. On a vault with
+ranks a shortlist: the names most like the query by character trigrams (Dice
+coefficient), counted with numpy over a trigram index built once per graph. On a vault with
 fewer names than the shortlist, every name is ranked, as before.
 """
 
@@ -42,16 +42,21 @@ class NameIndex:
                 for gram in _grams(key):
                     postings.setdefault(gram, []).append(i)
         self.postings = {g: np.asarray(ids, dtype=np.int32) for g, ids in postings.items()}
+        self.sizes = np.array([len(_grams(k)) for k in self.keys] if postings else [], dtype=np.float32)
 
     def shortlist(self, query: str) -> list[str]:
+        """The names most like ``query`` by trigrams (Dice: shared over both sizes, so long
+        names are not favoured), all of those tied with the last one included."""
         if len(self.keys) <= SHORTLIST:
             return self.keys
-        hits = [self.postings[g] for g in _grams(query) if g in self.postings]
+        grams = _grams(query)
+        hits = [self.postings[g] for g in grams if g in self.postings]
         if not hits:
             return []
         shared = np.bincount(np.concatenate(hits), minlength=len(self.keys))
-        top = np.argpartition(-shared, SHORTLIST)[:SHORTLIST]
-        return [self.keys[i] for i in top if shared[i] > 0]
+        dice = 2 * shared / (len(grams) + self.sizes)
+        cut = np.partition(dice, len(dice) - SHORTLIST)[len(dice) - SHORTLIST]
+        return [self.keys[i] for i in np.flatnonzero((dice >= cut) & (shared > 0))]
 
     def close(self, query: str, n: int = 5, cutoff: float = 0.5) -> list[str]:
         """Up to ``n`` uris whose title or uri is closest to ``query``."""

@@ -61,3 +61,12 @@ def test_index_is_built_once_per_graph() -> None:
     graph = graph_of(titles(50))
     assert name_index(graph) is name_index(graph)
     assert name_index(graph_of(titles(50))) is not name_index(graph)
+
+
+@pytest.mark.parametrize("query", ["note 3", "Nte 12", "Notes/Note 2999x", "Note 30000"])
+def test_many_near_ties_rank_as_difflib_does(query: str) -> None:
+    """Thousands of names share most trigrams with the query: the shortlist must
+    not favour long names, nor drop names tied at its edge."""
+    nodes = {f"Notes/Note {i}": NodeInfo(f"Notes/Note {i}", f"Note {i}", "note") for i in range(1, 3000)}
+    graph = VaultGraph(nodes=nodes, parents={}, children_of={}, outlinks_of={}, backlinks_of={}, tag_members={})
+    assert NameIndex(graph).close(query) == full_difflib(graph, query)
