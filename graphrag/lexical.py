@@ -14,14 +14,21 @@ reuses the previous index's postings for every note whose (uri, content hash) is
 unchanged and tokenizes only new and changed notes: after a one-note edit the
 new generation's index is ready in tens of milliseconds. The most recent index
 of each index folder is kept for that (``_RECENT``); term ids stay stable across
-generations (the vocabulary only grows, a term no note uses any more has no
-postings).
+generations (the vocabulary grows; a term no note uses any more has no postings)
+until the dead terms exceed half the live ones: then that generation's index gets a
+new, compacted ``Vocabulary`` of its own (its postings' term ids renumbered; the
+older indexes keep theirs untouched). A previous index is reused only if it was
+tokenized the same way (``tokenizer``: our FORMAT, the stemmer language, bm25s's
+and PyStemmer's versions); after an upgrade the index is built from scratch.
 
-An index is also saved beside the generation it was built from
-(``gen-NNNNNN/lexical/``: numpy arrays, the vocabulary and the notes' hashes as
-JSON) and loaded from there next time: a generation never changes once
-committed, so the saved index can never go stale. A read-only index folder just
-means building every time a process starts.
+An index is also saved beside the generation it was built from, as ONE file
+(``gen-NNNNNN/lexical.npz``: the postings arrays, plus the stamp, the vocabulary
+and the notes' (uri, hash) as JSON bytes), written to a temporary file and renamed
+into place, so a reader sees a whole file of one build or none; an existing valid
+file is left alone. It is loaded from there next time (checked: the zip's CRCs, the
+stamp, and the arrays' consistency; anything else is rebuilt): a generation never
+changes once committed, so the saved index can never go stale. A read-only index
+folder just means building every time a process starts.
 
 Scores come for every note at once, so they blend with vector similarities note
 by note. ``coverage`` says how many of the query's distinct terms a note
@@ -31,6 +38,8 @@ contains: one shared common word is not evidence enough to make a note an entry.
 from __future__ import annotations
 
 import contextlib
+import functools
+import importlib.metadata
 import itertools
 import json
 import logging
@@ -38,11 +47,11 @@ import math
 import os
 import shutil
 import threading
-import zipfile
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -50,9 +59,11 @@ from .corpus import Corpus
 
 log = logging.getLogger(__name__)
 
-FOLDER = "lexical"
+FILE = "lexical.npz"  # in the generation folder
+OLD_FOLDER = "lexical"  # FORMAT 1 and 2 saved a folder: ignored, removed when saving
 # Bumped when tokenisation or the saved layout changes, so an older saved index is rebuilt.
-FORMAT = 2
+FORMAT = 3
+STOPWORDS = "en"  # bm25s's English stop word list
 # bm25s's defaults (method "lucene"): the same scores as ``bm25s.BM25()``.
 K1 = 1.5
 B = 0.75
@@ -60,8 +71,30 @@ B = 0.75
 RECENT_FOLDERS = 4
 # Changed notes above this share of the corpus: read every note's text in one pass.
 READ_ALL_SHARE = 0.25
+# Terms no note uses any more above this share of the used ones: a new, compacted vocabulary.
+DEAD_TERMS_SHARE = 0.5
 
 Key = tuple[str, str | None]  # (uri, content hash); no hash: never reused
+
+
+@functools.cache
+def _version(package: str) -> str | None:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def tokenizer(language: str) -> dict[str, Any]:
+    """What decides a note's tokens: an index built under another one is never reused
+    (nor loaded), since its unchanged notes would keep the old tokens."""
+    return {
+        "format": FORMAT,
+        "language": language,
+        "stopwords": STOPWORDS,
+        "bm25s": _version("bm25s"),
+        "PyStemmer": _version("PyStemmer"),
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +115,8 @@ class LexicalScores:
 
 class Vocabulary:
     """Term -> id, append-only. Shared by an index and the indexes built from it, so a
-    term keeps its id; an index ignores ids past its own ``terms`` count (added later)."""
+    term keeps its id; an index ignores ids past its own ``terms`` count (added later).
+    Never renumbered in place: a compaction makes a new one (``build_lexical``)."""
 
     def __init__(self, terms: Sequence[str] = ()) -> None:
         self.terms: list[str] = list(terms)
@@ -103,6 +137,11 @@ class Vocabulary:
                 out[k] = i
             return out, len(terms)
 
+    def first(self, count: int) -> list[str]:
+        """A copy of the first ``count`` terms (an index's own; others may be appending)."""
+        with self._lock:
+            return self.terms[:count]
+
 
 class LexicalIndex:
     """Postings (term -> notes, term frequencies) and note lengths, in corpus order."""
@@ -117,8 +156,11 @@ class LexicalIndex:
         lengths: np.ndarray,
         keys: list[Key],
         generation: str = "",
+        tokenized: dict[str, Any] | None = None,
     ) -> None:
         self.language = language
+        # How the notes were tokenized (``tokenizer``): reused only under the same one.
+        self.tokenizer = tokenized if tokenized is not None else tokenizer(language)
         self._stemmer = _stemmer(language)
         self.vocab = vocab
         self.indptr = indptr  # int64, terms + 1: term t's postings are [indptr[t], indptr[t+1])
@@ -161,7 +203,7 @@ class LexicalIndex:
         if not texts:
             return []
         out = bm25s.tokenize(
-            texts, stopwords="en", stemmer=self._stemmer, return_ids=False, show_progress=False
+            texts, stopwords=STOPWORDS, stemmer=self._stemmer, return_ids=False, show_progress=False
         )
         return [list(dict.fromkeys(t for t in words if t)) for words in out]
 
@@ -202,12 +244,11 @@ def lexical_built(corpus: Corpus, language: str = "english") -> bool:
 
 
 def _load_or_build(corpus: Corpus, language: str) -> LexicalIndex:
-    folder = corpus.generation / FOLDER
-    stamp = {"format": FORMAT, "language": language, "notes": len(corpus)}
-    index = _load(corpus, language, folder, stamp)
+    path = corpus.generation / FILE
+    index = _load(corpus, language, path)
     if index is None:
         index = build_lexical(corpus, language, previous=_recent(corpus, language))
-        _save(index, folder, stamp)
+        _save(corpus, index, path)
     _remember(corpus, language, index)
     return index
 
@@ -217,7 +258,7 @@ def build_lexical(
     corpus: Corpus, language: str = "english", previous: LexicalIndex | None = None
 ) -> LexicalIndex:
     """The BM25 index of ``corpus``; notes whose (uri, hash) ``previous`` holds are not
-    tokenized again. Without ``previous``, built from scratch."""
+    tokenized again. Without ``previous`` (or one tokenized otherwise), from scratch."""
     n = len(corpus)
     keys: list[Key] = [(uri, None) for uri in corpus.uris]
     has_text = np.zeros(n, dtype=bool)
@@ -228,8 +269,9 @@ def build_lexical(
             if i is not None:
                 keys[i] = (uri, content_hash or None)
                 has_text[i] = True
-        if previous is not None and previous.language != language:
-            previous = None
+        tokenized = tokenizer(language)
+        if previous is not None and previous.tokenizer != tokenized:
+            previous = None  # another language, or bm25s / PyStemmer upgraded: all again
         known = previous.positions() if previous is not None else {}
         old_of = np.full(n, -1, dtype=np.int64)  # note i's index in ``previous``
         fresh: list[int] = []
@@ -268,7 +310,25 @@ def build_lexical(
         tfs = np.insert(tfs, at, f_tfs)
         added = np.bincount(f_terms, minlength=n_terms)
         indptr = indptr + np.concatenate([[0], np.cumsum(added)])
-    return LexicalIndex(language, vocab, indptr, docs, tfs, lengths, keys, corpus.generation.name)
+    vocab, indptr = _compacted(vocab, indptr)
+    return LexicalIndex(
+        language, vocab, indptr, docs, tfs, lengths, keys, corpus.generation.name, tokenized
+    )
+
+
+def _compacted(vocab: Vocabulary, indptr: np.ndarray) -> tuple[Vocabulary, np.ndarray]:
+    """``vocab`` and ``indptr`` as they are while the terms no note uses (left by edited
+    and removed notes) are at most ``DEAD_TERMS_SHARE`` of the used ones; else a new
+    Vocabulary of the used terms only, and ``indptr`` without the dead terms' (empty)
+    blocks: the postings themselves stay as they are. ``vocab`` is never changed (older
+    indexes, maybe queried right now, still use it and its ids)."""
+    used = indptr[1:] > indptr[:-1]
+    live = int(used.sum())
+    if len(used) - live <= DEAD_TERMS_SHARE * live:
+        return vocab, indptr
+    terms = vocab.first(len(used))
+    kept = [terms[t] for t in np.flatnonzero(used).tolist()]
+    return Vocabulary(kept), np.concatenate([indptr[:1], indptr[1:][used]])
 
 
 def _kept_postings(
@@ -307,8 +367,8 @@ def _fresh_postings(
     return (
         pairs // len(texts),
         pairs % len(texts),
-        tfs.astype(np.int32),
-        lengths.astype(np.int32),
+        tfs.astype(np.int32, copy=False),
+        lengths.astype(np.int32, copy=False),
         n_terms,
     )
 
@@ -320,7 +380,7 @@ def _tokenize_notes(texts: list[str], stemmer: object | None) -> tuple[list[list
     to these very words); ids skip that per-token string mapping."""
     import bm25s
 
-    out = bm25s.tokenize(texts, stopwords="en", stemmer=stemmer, show_progress=False)
+    out = bm25s.tokenize(texts, stopwords=STOPWORDS, stemmer=stemmer, show_progress=False)
     words = [""] * len(out.vocab)
     for word, i in out.vocab.items():
         words[i] = word
@@ -372,67 +432,125 @@ def _remember(corpus: Corpus, language: str, index: LexicalIndex) -> None:
 
 
 # -- saving and loading -----------------------------------------------------------------------
-def _load(corpus: Corpus, language: str, folder: Path, stamp: dict) -> LexicalIndex | None:
+ARRAYS = ("indptr", "docs", "tfs", "lengths")  # and JSON as uint8: "stamp", "terms", "notes"
+
+
+def _stamp(corpus: Corpus, language: str) -> dict[str, Any]:
+    return {**tokenizer(language), "notes": len(corpus)}
+
+
+def _json_bytes(value: object) -> np.ndarray:
+    return np.frombuffer(json.dumps(value, ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
+
+
+def _json_of(array: np.ndarray) -> Any:
+    if array.dtype != np.uint8 or array.ndim != 1:
+        raise ValueError("not JSON bytes")
+    return json.loads(array.tobytes().decode("utf-8"))
+
+
+def _load(corpus: Corpus, language: str, path: Path) -> LexicalIndex | None:
+    """The index saved at ``path`` if it is whole, of this generation, tokenized as now
+    and consistent; else None (rebuild). Every member is read in full, so the zip's CRCs
+    are checked; one open file, so a concurrent save (a rename) cannot mix in another."""
     try:
-        if json.loads((folder / "stamp.json").read_text(encoding="utf-8")) != stamp:
-            return None
-        with np.load(folder / "postings.npz", allow_pickle=False) as saved:
-            indptr, docs = saved["indptr"], saved["docs"]
-            tfs, lengths = saved["tfs"], saved["lengths"]
-        terms = json.loads((folder / "vocab.json").read_text(encoding="utf-8"))
-        notes = json.loads((folder / "notes.json").read_text(encoding="utf-8"))
+        with np.load(path, allow_pickle=False) as saved:
+            if _json_of(saved["stamp"]) != _stamp(corpus, language):
+                log.info("lexical index %s: another version's or language's; rebuilding", path)
+                return None
+            indptr, docs, tfs, lengths = (saved[name] for name in ARRAYS)
+            terms = _json_of(saved["terms"])
+            notes = _json_of(saved["notes"])
+        vocab = Vocabulary(terms)
         n = len(corpus)
-        if (
-            notes["uris"] != corpus.uris
-            or len(notes["hashes"]) != n
-            or len(lengths) != n
-            or len(indptr) != len(terms) + 1
-            or int(indptr[-1]) != len(docs)
-            or len(tfs) != len(docs)
-            or int(docs.max(initial=-1)) >= n
+        uris, hashes = notes["uris"], notes["hashes"]
+        problem = _inconsistent(indptr, docs, tfs, lengths, n)
+        if problem is None and (uris != corpus.uris or len(hashes) != n):
+            problem = "notes of another generation"
+        if problem is None and (
+            len(vocab.ids) != len(terms)  # a term twice
+            or len(terms) != len(indptr) - 1
+            or not set(map(type, terms)) <= {str}
         ):
-            log.info("lexical index in %s does not match its generation: rebuilding", folder)
+            problem = "vocabulary does not match the postings"
+        if problem is None and not set(map(type, hashes)) <= {str, type(None)}:
+            problem = "bad note hashes"
+        if problem is not None:
+            log.warning("lexical index %s: %s; rebuilding", path, problem)
             return None
-    except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile):
-        return None  # not saved yet, or unreadable: build it
-    keys = list(zip(notes["uris"], notes["hashes"], strict=True))
+    except FileNotFoundError:
+        return None  # not saved yet
+    except Exception as exc:  # a damaged zip raises many kinds (even NotImplementedError)
+        log.warning("lexical index %s unreadable (%r); rebuilding", path, exc)
+        return None
     return LexicalIndex(
         language,
-        Vocabulary(terms),
+        vocab,
         indptr.astype(np.int64, copy=False),
         docs.astype(np.int32, copy=False),
         tfs.astype(np.int32, copy=False),
         lengths.astype(np.int32, copy=False),
-        keys,
+        list(zip(uris, hashes, strict=True)),
         corpus.generation.name,
     )
 
 
-def _save(index: LexicalIndex, folder: Path, stamp: dict) -> None:
-    """Write to a temporary folder and rename it into place; give up quietly on a
-    read-only or full disk (the index in memory works all the same)."""
-    tmp = folder.with_name(f".{folder.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+def _inconsistent(
+    indptr: np.ndarray, docs: np.ndarray, tfs: np.ndarray, lengths: np.ndarray, n: int
+) -> str | None:
+    """What is wrong with saved postings of ``n`` notes (None: nothing found)."""
+    for name, a in zip(ARRAYS, (indptr, docs, tfs, lengths), strict=True):
+        if a.ndim != 1 or a.dtype.kind not in "iu":
+            return f"{name} is not a vector of integers"
+    if len(indptr) < 1 or int(indptr[0]) != 0 or int(indptr[-1]) != len(docs):
+        return "indptr does not span the postings"
+    if (np.diff(indptr) < 0).any():
+        return "indptr decreases"
+    if len(tfs) != len(docs) or len(lengths) != n:
+        return "array lengths differ"
+    if len(docs) and (int(docs.min()) < 0 or int(docs.max()) >= n):
+        return "postings of notes that do not exist"
+    if len(tfs) and int(tfs.min()) <= 0:
+        return "term frequencies not positive"
+    if n and int(lengths.min()) < 0:
+        return "negative note lengths"
+    # Every token is one term's: the frequencies add up to the notes' lengths (the sums,
+    # not note by note: that would double the time a load takes, and the zip's CRCs
+    # already catch damage; this is for files that are whole but wrong).
+    if int(tfs.sum(dtype=np.int64)) != int(lengths.sum(dtype=np.int64)):
+        return "note lengths do not match the postings"
+    return None
+
+
+def _save(corpus: Corpus, index: LexicalIndex, path: Path) -> None:
+    """Write one file beside it and rename it into place (atomic), unless a valid one is
+    already there (another process saved this generation's first: kept, so readers never
+    see it change); give up quietly on a read-only or full disk (the index in memory
+    works all the same). The old layout's folder goes, best effort."""
+    old = path.with_name(OLD_FOLDER)
+    if old.is_dir():
+        shutil.rmtree(old, ignore_errors=True)
+    if path.exists() and _load(corpus, index.language, path) is not None:
+        return
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    notes = {"uris": [u for u, _ in index.keys], "hashes": [h for _, h in index.keys]}
     try:
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir()
-        np.savez(
-            tmp / "postings.npz",
-            indptr=index.indptr,
-            docs=index.docs,
-            tfs=index.tfs,
-            lengths=index.lengths,
-        )
-        terms = index.vocab.terms[: index.terms]
-        (tmp / "vocab.json").write_text(json.dumps(terms, ensure_ascii=False), encoding="utf-8")
-        notes = {"uris": [u for u, _ in index.keys], "hashes": [h for _, h in index.keys]}
-        (tmp / "notes.json").write_text(json.dumps(notes, ensure_ascii=False), encoding="utf-8")
-        (tmp / "stamp.json").write_text(json.dumps(stamp), encoding="utf-8")
-        shutil.rmtree(folder, ignore_errors=True)
-        os.replace(tmp, folder)
+        with open(tmp, "wb") as out:
+            np.savez(
+                out,
+                stamp=_json_bytes({**index.tokenizer, "notes": len(index)}),
+                terms=_json_bytes(index.vocab.first(index.terms)),
+                notes=_json_bytes(notes),
+                indptr=index.indptr,
+                docs=index.docs,
+                tfs=index.tfs,
+                lengths=index.lengths,
+            )
+        os.replace(tmp, path)
     except OSError as exc:
-        log.info("lexical index not saved in %s: %s", folder, exc)
+        log.info("lexical index not saved in %s: %s", path, exc)
         with contextlib.suppress(OSError):
-            shutil.rmtree(tmp, ignore_errors=True)
+            tmp.unlink(missing_ok=True)
 
 
 def _stemmer(language: str) -> object | None:
