@@ -24,7 +24,7 @@ from .errors import AmbiguousNoteError, InvalidRequestError, NoteNotFoundError, 
 from .filters import Filters
 from .graph import VaultGraph
 from .model import GraphRAGResult
-from .suggest import name_index
+from .names import name_index
 
 if TYPE_CHECKING:
     import numpy as np
@@ -175,20 +175,11 @@ class VaultRAG:
         for c in candidates:
             if c in graph.nodes and graph.nodes[c].kind == "note":
                 return c
-        folded = query.removesuffix(".md").casefold()
-        notes = [n for n in graph.notes()]
-        for matcher in (
-            lambda n: n.uri.casefold() == folded,
-            lambda n: n.title.casefold() == folded,
-            lambda n: any(a.casefold() == folded for a in n.aliases),
-            lambda n: n.uri.rsplit("/", 1)[-1].casefold() == folded,
-            lambda n: n.uri.casefold().endswith("/" + folded),
-        ):
-            hits = sorted(n.uri for n in notes if matcher(n))
-            if len(hits) == 1:
-                return hits[0]
-            if len(hits) > 1:
-                raise AmbiguousNoteError(name, hits)
+        hits = name_index(graph).matches(query.removesuffix(".md").casefold())
+        if len(hits) == 1:
+            return hits[0]
+        if hits:
+            raise AmbiguousNoteError(name, hits)
         raise NoteNotFoundError(name, self.suggest(query, graph=graph))
 
     def suggest(self, query: str, n: int = 5, graph: VaultGraph | None = None) -> list[str]:

@@ -21,6 +21,7 @@ from indexer.store import read_manifest
 
 from .api import Snapshot, VaultRAG
 from .errors import IndexBusyError, VaultError, VaultRAGError
+from .names import name_index
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +86,7 @@ class LiveIndex:
             self.rag.reload()
 
     def warm(self, counts: bool = False, replaced: Snapshot | None = None) -> None:
-        """Load the current generation's vectors now, not on the first query that needs them.
+        """Load the current generation's vectors and name index now, not on the first request that needs them.
 
         With ``counts`` (the server's start-up warm-up), also build the query arrays and
         the BM25 index (``_warm_search``), and count every note's (truncated) details
@@ -100,6 +101,7 @@ class LiveIndex:
         """
         snapshot = self.rag.snapshot
         snapshot.index.vectors  # noqa: B018 - a lazy property; reading it loads
+        name_index(snapshot.graph)  # notes by title and alias, for requests by name
         if counts:
             self._warm_search(snapshot, lexical=self.rag.settings.query.lexical_enabled)
             from .budget import truncate

@@ -1,4 +1,4 @@
-"""Suggestions for a note name that matched nothing: a trigram shortlist, then difflib."""
+"""Finding a note by name: exact matches, and suggestions (trigram shortlist, then difflib)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import random
 import pytest
 
 from graphrag.graph import NodeInfo, VaultGraph
-from graphrag.suggest import SHORTLIST, NameIndex, name_index
+from graphrag.names import SHORTLIST, NameIndex, name_index
 
 WORDS = ["alpine", "cheese", "brine", "cellar", "hut", "shepherd", "meadow", "ledger", "cooperative", "rennet", "wheel", "summer"]
 
@@ -70,3 +70,60 @@ def test_many_near_ties_rank_as_difflib_does(query: str) -> None:
     nodes = {f"Notes/Note {i}": NodeInfo(f"Notes/Note {i}", f"Note {i}", "note") for i in range(1, 3000)}
     graph = VaultGraph(nodes=nodes, parents={}, children_of={}, outlinks_of={}, backlinks_of={}, tag_members={})
     assert NameIndex(graph).close(query) == full_difflib(graph, query)
+
+
+def brute_force_matches(graph: VaultGraph, folded: str) -> list[str]:
+    """The rules as ``resolve_note`` applied them by scanning every note."""
+    notes = list(graph.notes())
+    for matcher in (
+        lambda n: n.uri.casefold() == folded,
+        lambda n: n.title.casefold() == folded,
+        lambda n: any(a.casefold() == folded for a in n.aliases),
+        lambda n: n.uri.rsplit("/", 1)[-1].casefold() == folded,
+        lambda n: n.uri.casefold().endswith("/" + folded),
+    ):
+        hits = sorted(n.uri for n in notes if matcher(n))
+        if hits:
+            return hits
+    return []
+
+
+def test_exact_matches_follow_the_rules_in_order() -> None:
+    rng = random.Random(7)
+    parts = ["Places", "places", "Huts", "Dairy", "Hut", "hut", "Brine", "Alp"]
+    nodes = {}
+    for _ in range(300):
+        uri = "/".join(rng.choice(parts) for _ in range(rng.randint(1, 3)))
+        title = rng.choice([uri.rsplit("/", 1)[-1], rng.choice(parts), "Home"])
+        aliases = tuple(rng.sample(parts + ["Start", "HUT"], rng.randint(0, 2)))
+        nodes[uri] = NodeInfo(uri, title, "note", aliases=aliases)
+    graph = VaultGraph(nodes=nodes, parents={}, children_of={}, outlinks_of={}, backlinks_of={}, tag_members={})
+    index = NameIndex(graph)
+    probes = {p.casefold() for p in parts} | {"home", "start", "huts/hut", "places/hut", "x/hut", "dairy/brine/alp"}
+    probes |= {u.casefold() for u in rng.sample(sorted(nodes), 40)}
+    for folded in sorted(probes):
+        assert index.matches(folded) == brute_force_matches(graph, folded), folded
+
+
+@pytest.mark.parametrize(
+    ("probe", "expected"),
+    [
+        ("a/home page", ["A/Home Page"]),  # whole uri
+        ("start", ["B/Other"]),  # a title beats an alias
+        ("welcome", ["A/Home Page"]),  # title
+        ("begin", ["A/Home Page"]),  # alias
+        ("other", ["B/Other"]),  # file name
+        ("hut", ["C/Deep/Hut", "D/Hut"]),  # file name, ambiguous
+        ("deep/hut", ["C/Deep/Hut"]),  # end of a uri
+        ("x/hut", []),
+    ],
+)
+def test_each_rule(probe: str, expected: list[str]) -> None:
+    nodes = {
+        "A/Home Page": NodeInfo("A/Home Page", "Welcome", "note", aliases=("Start", "Begin")),
+        "B/Other": NodeInfo("B/Other", "Start", "note"),
+        "C/Deep/Hut": NodeInfo("C/Deep/Hut", "Hut", "note"),
+        "D/Hut": NodeInfo("D/Hut", "Hut", "note"),
+    }
+    graph = VaultGraph(nodes=nodes, parents={}, children_of={}, outlinks_of={}, backlinks_of={}, tag_members={})
+    assert NameIndex(graph).matches(probe) == expected == brute_force_matches(graph, probe)
