@@ -126,6 +126,15 @@ def assert_same(a: LexicalIndex, b: LexicalIndex, n: int, questions: list[str]) 
         np.testing.assert_allclose(x.scores, y.scores, rtol=1e-6, atol=1e-7, err_msg=q)
 
 
+def assert_bm25s(index: LexicalIndex, corpus: Corpus, questions: list[str]) -> None:
+    """``index`` scores ``questions`` as bm25s's own index over the same notes does."""
+    for q in questions:
+        scores, matched, _ = bm25s_scores(corpus, q)
+        got = index.score(q, len(corpus))
+        np.testing.assert_array_equal(got.matched, matched, err_msg=q)
+        np.testing.assert_allclose(got.scores, scores, rtol=1e-5, atol=1e-6, err_msg=q)
+
+
 def fresh_corpus(rag: VaultRAG) -> Corpus:
     """A new Corpus of the current generation, nothing derived yet (as in a new process)."""
     return build_corpus(rag.snapshot.index, rag.snapshot.graph)
@@ -204,11 +213,7 @@ def test_removed_and_added_notes(
     assert "Glossary" not in corpus.index_of
     questions = [*QUESTIONS, "aardvark", "striped horse hay", "glossary"]
     assert_same(index, build_lexical(corpus), len(corpus), questions)
-    for q in questions:
-        scores, matched, _ = bm25s_scores(corpus, q)
-        got = index.score(q, len(corpus))
-        np.testing.assert_array_equal(got.matched, matched, err_msg=q)
-        np.testing.assert_allclose(got.scores, scores, rtol=1e-5, atol=1e-6, err_msg=q)
+    assert_bm25s(index, corpus, questions)
     horse = index.score("striped horse", len(corpus))
     assert horse.scores[corpus.index_of["Zebra"]] == horse.scores.max() > 0
 
@@ -607,11 +612,7 @@ def test_the_vocabulary_stays_bounded_as_words_come_and_go(
     assert len(vocabularies) >= 3  # compacted (twice at least)
     questions = [*QUESTIONS, f"event{updates - 1}x3", "event0x1 goat", "event100x0"]
     assert_same(index, build_lexical(corpus), len(corpus), questions)
-    for q in questions:
-        scores, matched, _ = bm25s_scores(corpus, q)
-        got = index.score(q, len(corpus))
-        np.testing.assert_array_equal(got.matched, matched, err_msg=q)
-        np.testing.assert_allclose(got.scores, scores, rtol=1e-5, atol=1e-6, err_msg=q)
+    assert_bm25s(index, corpus, questions)
     # The older indexes' vocabulary was never renumbered under them (a request thread may
     # still be scoring with one).
     assert first.vocab.first(first.terms) == first_terms
