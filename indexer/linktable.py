@@ -136,13 +136,14 @@ def refresh(
     resolver = Resolver(uris, sorted(new.attachments), new.aliases, reps, settings.resolve_aliases)
     hier_keys = {p.casefold() for p in settings.hierarchy_properties}
 
+    known = dict(by_uri)  # notes whose links are at hand; stored ones join when read
     if old is None:
         db.execute("DELETE FROM links")
         affected = set(uris)
     else:
-        affected = _affected(db, settings, resolver, set(by_uri), removed, old, new, hier_keys, by_uri)
+        affected = _affected(db, settings, resolver, set(by_uri), removed, old, new, hier_keys, known)
     links: list[ResolvedLink] = []
-    for note in _notes(db, sorted(affected), by_uri):
+    for note in _notes(db, sorted(affected), known):
         links.extend(resolve_note_links(note, resolver, hier_keys))
 
     gone = affected | removed
@@ -172,7 +173,7 @@ def _affected(
     old: Namespace,
     new: Namespace,
     hier_keys: set[str],
-    by_uri: dict[str, ParsedNote],
+    known: dict[str, ParsedNote],
 ) -> set[str]:
     """Notes whose links must be resolved again; primes ``resolver`` with the ghost
     spellings that stay."""
@@ -197,7 +198,7 @@ def _affected(
     # Ghost names that the affected notes use, before or after this update...
     ghost_links = db.execute("SELECT source, target FROM links WHERE target_kind = 'ghost'").fetchall()
     keys = {t.casefold() for s, t in ghost_links if s in affected or s in removed}
-    for note in _notes(db, sorted(affected), by_uri):
+    for note in _notes(db, sorted(affected), known):
         keys.update(
             lk.target.casefold()
             for lk in resolve_note_links(note, resolver, hier_keys)
@@ -209,17 +210,17 @@ def _affected(
     return affected
 
 
-def _notes(db: sqlite3.Connection, uris: list[str], parsed: dict[str, ParsedNote]) -> list[ParsedNote]:
-    """Notes to resolve, in uri order: fresh parses, or stored ones (links only needed)."""
-    stored = [u for u in uris if u not in parsed]
-    loaded: dict[str, ParsedNote] = {}
+def _notes(db: sqlite3.Connection, uris: list[str], known: dict[str, ParsedNote]) -> list[ParsedNote]:
+    """Notes to resolve, in uri order: fresh parses, or stored ones (links only needed),
+    which are added to ``known`` so a second call does not read them again."""
+    stored = [u for u in uris if u not in known]
     for start in range(0, len(stored), 500):  # SQLite's bound-parameter limit
         part = stored[start : start + 500]
         rows = db.execute(
             f"SELECT {LIGHT_COLUMNS} FROM notes WHERE uri IN ({','.join('?' * len(part))})", part
         )
-        loaded.update((n.uri, n) for n in map(note_from_row, rows))
-    return [parsed[u] if u in parsed else loaded[u] for u in uris]
+        known.update((n.uri, n) for n in map(note_from_row, rows))
+    return [known[u] for u in uris]
 
 
 def _rewrite_nodes(
