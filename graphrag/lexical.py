@@ -21,13 +21,10 @@ older indexes keep theirs untouched). A previous index is reused only if it was
 tokenized the same way (``tokenizer``: our FORMAT, the stemmer language, bm25s's
 and PyStemmer's versions); after an upgrade the index is built from scratch.
 
-An index is also saved beside the generation it was built from, as ONE file
-(``gen-NNNNNN/lexical.npz``: the postings arrays, plus the stamp, the vocabulary
-and the notes' (uri, hash) as JSON bytes), written to a temporary file and renamed
-into place, so a reader sees a whole file of one build or none; an existing valid
-file is left alone. It is loaded from there next time (checked: the zip's CRCs, the
-stamp, and the arrays' consistency; anything else is rebuilt): a generation never
-changes once committed, so the saved index can never go stale. A read-only index
+An index is also saved beside the generation it was built from, as one file
+(``lexical_file``: written atomically, checked in full when read) and loaded from
+there next time: a generation never changes once committed, so the saved index
+can never go stale. A read-only index
 folder just means building every time a process starts.
 
 Scores come for every note at once, so they blend with vector similarities note
@@ -37,15 +34,12 @@ contains: one shared common word is not evidence enough to make a note an entry.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import importlib.metadata
 import itertools
 import json
 import logging
 import math
-import os
-import shutil
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -55,12 +49,11 @@ from typing import Any
 
 import numpy as np
 
+from . import lexical_file
 from .corpus import Corpus
 
 log = logging.getLogger(__name__)
 
-FILE = "lexical.npz"  # in the generation folder
-OLD_FOLDER = "lexical"  # FORMAT 1 and 2 saved a folder: ignored, removed when saving
 # Bumped when tokenisation or the saved layout changes, so an older saved index is rebuilt.
 FORMAT = 3
 STOPWORDS = "en"  # bm25s's English stop word list
@@ -244,7 +237,7 @@ def lexical_built(corpus: Corpus, language: str = "english") -> bool:
 
 
 def _load_or_build(corpus: Corpus, language: str) -> LexicalIndex:
-    path = corpus.generation / FILE
+    path = corpus.generation / lexical_file.FILE
     index = _load(corpus, language, path)
     if index is None:
         index = build_lexical(corpus, language, previous=_recent(corpus, language))
@@ -431,126 +424,32 @@ def _remember(corpus: Corpus, language: str, index: LexicalIndex) -> None:
             _RECENT.popitem(last=False)
 
 
-# -- saving and loading -----------------------------------------------------------------------
-ARRAYS = ("indptr", "docs", "tfs", "lengths")  # and JSON as uint8: "stamp", "terms", "notes"
-
-
+# -- saving and loading (``lexical_file``) -------------------------------------------------
 def _stamp(corpus: Corpus, language: str) -> dict[str, Any]:
     return {**tokenizer(language), "notes": len(corpus)}
 
 
-def _json_bytes(value: object) -> np.ndarray:
-    return np.frombuffer(json.dumps(value, ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
-
-
-def _json_of(array: np.ndarray) -> Any:
-    if array.dtype != np.uint8 or array.ndim != 1:
-        raise ValueError("not JSON bytes")
-    return json.loads(array.tobytes().decode("utf-8"))
-
-
 def _load(corpus: Corpus, language: str, path: Path) -> LexicalIndex | None:
-    """The index saved at ``path`` if it is whole, of this generation, tokenized as now
-    and consistent; else None (rebuild). Every member is read in full, so the zip's CRCs
-    are checked; one open file, so a concurrent save (a rename) cannot mix in another."""
-    try:
-        with np.load(path, allow_pickle=False) as saved:
-            if _json_of(saved["stamp"]) != _stamp(corpus, language):
-                log.info("lexical index %s: another version's or language's; rebuilding", path)
-                return None
-            indptr, docs, tfs, lengths = (saved[name] for name in ARRAYS)
-            terms = _json_of(saved["terms"])
-            notes = _json_of(saved["notes"])
-        vocab = Vocabulary(terms)
-        n = len(corpus)
-        uris, hashes = notes["uris"], notes["hashes"]
-        problem = _inconsistent(indptr, docs, tfs, lengths, n)
-        if problem is None and (uris != corpus.uris or len(hashes) != n):
-            problem = "notes of another generation"
-        if problem is None and (
-            len(vocab.ids) != len(terms)  # a term twice
-            or len(terms) != len(indptr) - 1
-            or not set(map(type, terms)) <= {str}
-        ):
-            problem = "vocabulary does not match the postings"
-        if problem is None and not set(map(type, hashes)) <= {str, type(None)}:
-            problem = "bad note hashes"
-        if problem is not None:
-            log.warning("lexical index %s: %s; rebuilding", path, problem)
-            return None
-    except FileNotFoundError:
-        return None  # not saved yet
-    except Exception as exc:  # a damaged zip raises many kinds (even NotImplementedError)
-        log.warning("lexical index %s unreadable (%r); rebuilding", path, exc)
+    """The index saved at ``path`` for this generation, tokenized as now; else None."""
+    saved = lexical_file.read(path, _stamp(corpus, language), corpus.uris)
+    if saved is None:
         return None
     return LexicalIndex(
         language,
-        vocab,
-        indptr.astype(np.int64, copy=False),
-        docs.astype(np.int32, copy=False),
-        tfs.astype(np.int32, copy=False),
-        lengths.astype(np.int32, copy=False),
-        list(zip(uris, hashes, strict=True)),
+        Vocabulary(saved.terms),
+        saved.indptr,
+        saved.docs,
+        saved.tfs,
+        saved.lengths,
+        saved.keys,
         corpus.generation.name,
     )
 
 
-def _inconsistent(
-    indptr: np.ndarray, docs: np.ndarray, tfs: np.ndarray, lengths: np.ndarray, n: int
-) -> str | None:
-    """What is wrong with saved postings of ``n`` notes (None: nothing found)."""
-    for name, a in zip(ARRAYS, (indptr, docs, tfs, lengths), strict=True):
-        if a.ndim != 1 or a.dtype.kind not in "iu":
-            return f"{name} is not a vector of integers"
-    if len(indptr) < 1 or int(indptr[0]) != 0 or int(indptr[-1]) != len(docs):
-        return "indptr does not span the postings"
-    if (np.diff(indptr) < 0).any():
-        return "indptr decreases"
-    if len(tfs) != len(docs) or len(lengths) != n:
-        return "array lengths differ"
-    if len(docs) and (int(docs.min()) < 0 or int(docs.max()) >= n):
-        return "postings of notes that do not exist"
-    if len(tfs) and int(tfs.min()) <= 0:
-        return "term frequencies not positive"
-    if n and int(lengths.min()) < 0:
-        return "negative note lengths"
-    # Every token is one term's: the frequencies add up to the notes' lengths (the sums,
-    # not note by note: that would double the time a load takes, and the zip's CRCs
-    # already catch damage; this is for files that are whole but wrong).
-    if int(tfs.sum(dtype=np.int64)) != int(lengths.sum(dtype=np.int64)):
-        return "note lengths do not match the postings"
-    return None
-
-
 def _save(corpus: Corpus, index: LexicalIndex, path: Path) -> None:
-    """Write one file beside it and rename it into place (atomic), unless a valid one is
-    already there (another process saved this generation's first: kept, so readers never
-    see it change); give up quietly on a read-only or full disk (the index in memory
-    works all the same). The old layout's folder goes, best effort."""
-    old = path.with_name(OLD_FOLDER)
-    if old.is_dir():
-        shutil.rmtree(old, ignore_errors=True)
-    if path.exists() and _load(corpus, index.language, path) is not None:
-        return
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    notes = {"uris": [u for u, _ in index.keys], "hashes": [h for _, h in index.keys]}
-    try:
-        with open(tmp, "wb") as out:
-            np.savez(
-                out,
-                stamp=_json_bytes({**index.tokenizer, "notes": len(index)}),
-                terms=_json_bytes(index.vocab.first(index.terms)),
-                notes=_json_bytes(notes),
-                indptr=index.indptr,
-                docs=index.docs,
-                tfs=index.tfs,
-                lengths=index.lengths,
-            )
-        os.replace(tmp, path)
-    except OSError as exc:
-        log.info("lexical index not saved in %s: %s", path, exc)
-        with contextlib.suppress(OSError):
-            tmp.unlink(missing_ok=True)
+    terms = index.vocab.first(index.terms)
+    saved = lexical_file.Saved(terms, index.indptr, index.docs, index.tfs, index.lengths, index.keys)
+    lexical_file.write(path, {**index.tokenizer, "notes": len(index)}, saved)
 
 
 def _stemmer(language: str) -> object | None:

@@ -19,14 +19,13 @@ from graphrag.api import VaultRAG
 from graphrag.config import load_settings
 from graphrag.corpus import Corpus, build_corpus, cached_corpus, corpus_for
 from graphrag.lexical import (
-    FILE,
     FORMAT,
-    OLD_FOLDER,
     LexicalIndex,
     build_lexical,
     lexical_built,
     lexical_index,
 )
+from graphrag.lexical_file import FILE, OLD_FOLDER
 from graphrag.live import LiveIndex
 from tests.conftest import write
 from tests.fakes import HashEmbedder
