@@ -57,7 +57,7 @@ def main() -> None:
     index_dir = Path(args.index_dir) if args.index_dir else work / "index"
     embedder = None
     if not args.real_model:
-        from tests.fakes import HashEmbedder
+        from tests.support.fakes import HashEmbedder
 
         embedder = HashEmbedder(dim=64)
     start = time.perf_counter()

@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.common import generated_vault, indexed  # noqa: E402
 from graphrag import VaultRAG  # noqa: E402
-from tests.fakes import HashEmbedder  # noqa: E402
+from tests.support.fakes import HashEmbedder  # noqa: E402
 
 HUB = ROOT.parent / "shared" / "vaults" / "obsidian-hub"
 

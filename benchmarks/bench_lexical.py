@@ -3,7 +3,7 @@
 Every vault edit commits a new index generation, and the first lexical use of a
 generation needs its BM25 index (``graphrag/lexical.py``). This script times, on a
 synthetic vault (default 10,000 notes, ``benchmarks/gen_vault.py``, indexed with the
-deterministic 384-dimension hashing embedder of ``tests.fakes``):
+deterministic 384-dimension hashing embedder of ``tests.support.fakes``):
 
 * ``bm25s eager``: what every new generation cost before: the previous ``build_lexical``
   (read every note's text, ``bm25s.tokenize``, ``bm25s.BM25().index``; its save not
@@ -55,7 +55,7 @@ from graphrag.api import VaultRAG  # noqa: E402
 from graphrag.config import load_settings  # noqa: E402
 from graphrag.corpus import Corpus, build_corpus, corpus_for  # noqa: E402
 from graphrag.live import LiveIndex  # noqa: E402
-from tests.fakes import HashEmbedder  # noqa: E402
+from tests.support.fakes import HashEmbedder  # noqa: E402
 
 
 def timed(fn: Callable[[], object]) -> tuple[float, object]:

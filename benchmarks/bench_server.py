@@ -4,7 +4,7 @@ What it does:
 
 1. makes a synthetic vault with ``benchmarks/gen_vault.py`` (default 10,000 notes) unless
    one is already in ``--work``;
-2. indexes it with a deterministic 384-dimension hashing embedder (``tests.fakes``), because
+2. indexes it with a deterministic 384-dimension hashing embedder (``tests.support.fakes``), because
    embedding 10k notes with the real model takes minutes and is not what is measured here;
 3. starts the server in a subprocess on a free 127.0.0.1 port (``create_app`` + uvicorn, one
    worker, no watcher). Its query embedder is the real MiniLM model under the index's model

@@ -1,7 +1,7 @@
 """Incremental update speed: one edit, then ``build_index`` and the served snapshot's reload.
 
 On a private copy of the vault (a generated one by default; ``--vault`` for a
-real one), indexed once with a 384-dimension hashing embedder (``tests.fakes``)
+real one), indexed once with a 384-dimension hashing embedder (``tests.support.fakes``)
 because the model's cost per changed chunk (~20 ms) is not what is measured.
 Then, ``--repeat`` times each, in a fixed interleaved order:
 

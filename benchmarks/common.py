@@ -1,7 +1,7 @@
 """What the benchmark scripts share: a generated vault, indexed once with a fake embedder.
 
 Embedding thousands of notes with the real model takes minutes and is not what
-the scripts measure, so their indexes are built with ``tests.fakes.HashEmbedder``
+the scripts measure, so their indexes are built with ``tests.support.fakes.HashEmbedder``
 under a model name of their own.
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 from benchmarks.gen_vault import generate_vault
 from indexer import build_index
 from indexer.embed import Embedder
-from tests.fakes import HashEmbedder
+from tests.support.fakes import HashEmbedder
 
 HASH_MODEL = "bench/hash-384"  # the 384-d hashing embedder the server benchmarks index with
 

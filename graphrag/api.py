@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from indexer import IndexSnapshot, IndexStats, build_index, load_index
 from indexer.build import default_index_dir
 from indexer.doctor import DoctorReport, diagnose
-from indexer.embed import Embedder, SentenceTransformerEmbedder
+from indexer.embed import Embedder, make_embedder
 from indexer.store import MANIFEST, read_manifest
 from indexer.tokens import Tokenizer, get_tokenizer
 
@@ -111,8 +111,7 @@ class VaultRAG:
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            e = self.settings.embedding
-            self._embedder = SentenceTransformerEmbedder(e.model, e.dtype, e.batch_size, e.device)
+            self._embedder = make_embedder(self.settings.embedding)
         return self._embedder
 
     def index(self, full: bool = False, progress: Any = None) -> IndexStats:

@@ -3,19 +3,11 @@
 Registered on the main group by ``graphrag.cli``. Like the rest of the CLI these
 only parse options, open a ``VaultRAG`` and hand it to ``create_app`` or
 ``build_mcp_server``.
-
-Testing hook: with ``VAULTRAG_TESTING=1`` in the environment and
-``embedding.model = "test/hash-embedder"``, the vault is opened with the test
-suite's deterministic ``tests.fakes.HashEmbedder`` (the repository root must be
-importable), so subprocess tests start in a fraction of a second instead of
-loading the real model. Without the variable that model name is just an
-unknown model.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Callable
 from dataclasses import replace
@@ -30,8 +22,6 @@ from .config import Settings, load_settings
 from .errors import VaultRAGError
 from .server_settings import check_bind
 
-TEST_EMBEDDER = "test/hash-embedder"
-
 
 def _errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     @wraps(fn)
@@ -44,18 +34,8 @@ def _errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def _testing_embedder(settings: Settings) -> Any:
-    if os.environ.get("VAULTRAG_TESTING") == "1" and settings.embedding.model == TEST_EMBEDDER:
-        from tests.fakes import HashEmbedder
-
-        return HashEmbedder()
-    return None
-
-
 def _open(vault: str, settings: Settings, index_dir: str | None) -> VaultRAG:
-    return VaultRAG.open(
-        vault, settings=settings, index_dir=index_dir, embedder=_testing_embedder(settings)
-    )
+    return VaultRAG.open(vault, settings=settings, index_dir=index_dir)
 
 
 def _read_token(token: str | None, token_file: str | None) -> str | None:

@@ -28,7 +28,7 @@ import numpy as np
 from . import __version__
 from .chunk import Chunk, chunk_note
 from .config import IndexConfig
-from .embed import Embedder, SentenceTransformerEmbedder
+from .embed import Embedder, make_embedder
 from .errors import IndexMissingError, IndexStaleError, VaultError
 from .graphbuild import VaultGraphBuild, build_graph
 from .linktable import Namespace, refresh
@@ -174,8 +174,8 @@ def build_index(
         vault: the vault folder; never written to.
         index_dir: where the index lives.
         config: indexing settings.
-        embedder: defaults to the configured sentence-transformers model, loaded only
-            if something needs embedding.
+        embedder: defaults to the configured backend (``make_embedder``); the model
+            is loaded only if something needs embedding.
         full: re-parse and re-embed everything.
         progress: called as ``progress(stage, done, total)`` while embedding.
 
@@ -190,8 +190,7 @@ def build_index(
     out_dir = Path(index_dir).expanduser() if index_dir else default_index_dir(vault)
     out_dir = out_dir.resolve()
     if embedder is None:
-        e = config.embedding
-        embedder = SentenceTransformerEmbedder(e.model, e.dtype, e.batch_size, e.device)
+        embedder = make_embedder(config.embedding)
     with write_lock(out_dir):
         stats = _build_locked(vault, out_dir, config, embedder, full, progress)
     stats.seconds = round(time.perf_counter() - started, 3)

@@ -24,6 +24,7 @@ class IndexSettings:
 
 @dataclass(frozen=True)
 class EmbeddingSettings:
+    backend: str = "auto"
     model: str = "sentence-transformers/all-MiniLM-L6-v2"
     dtype: str = "auto"
     batch_size: int = 64

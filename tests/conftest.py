@@ -5,14 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes import HashEmbedder
+from tests.support.fakes import HashEmbedder
+from tests.support.files import SAMPLE_VAULT
 
 # The llm test models and the fixtures test_ask and test_batch share (rag, index_dir, fake_model).
-pytest_plugins = ["tests.llm_fakes"]
-
-ROOT = Path(__file__).resolve().parent.parent
-SAMPLE_VAULT = ROOT / "sample_vault"
-SHARED_VAULTS = ROOT.parent / "shared" / "vaults"
+pytest_plugins = ["tests.support.llm_fakes"]
 
 
 @pytest.fixture(autouse=True)
@@ -38,16 +35,6 @@ def sample_vault(tmp_path: Path) -> Path:
     dest = tmp_path / "vault"
     shutil.copytree(SAMPLE_VAULT, dest, symlinks=True)
     return dest
-
-
-def write(vault: Path, rel: str, text: str | bytes) -> Path:
-    path = vault / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text, encoding="utf-8")
-    return path
 
 
 @pytest.fixture(scope="session")

@@ -28,8 +28,8 @@ from graphrag.llm_settings import (
     UnknownModelError,
 )
 from graphrag.query_render import render_prompt as render_query
-from tests.fakes import HashEmbedder
-from tests.llm_fakes import (
+from tests.support.fakes import HashEmbedder
+from tests.support.llm_fakes import (
     BETWEEN_CHUNKS,
     CALLS,
     ROOT,
@@ -285,7 +285,7 @@ def test_a_missing_api_key_says_how_to_set_it(rag: VaultRAG, monkeypatch: pytest
 
 
 def test_focus_prompts_keep_the_nearest_siblings_only(tmp_path: Path) -> None:
-    from tests.conftest import write
+    from tests.support.files import write
 
     vault = tmp_path / "vault"
     for i in range(1, 31):

@@ -17,8 +17,8 @@ from graphrag.answer import QUERY_SYSTEM, SUMMARY_SYSTEM, focus_context, summary
 from graphrag.batch import BatchError, Item, load_done, note_items, read_items, run_batch
 from graphrag.cli import cli
 from graphrag.render import render_prompt
-from tests.fakes import HashEmbedder
-from tests.llm_fakes import (
+from tests.support.fakes import HashEmbedder
+from tests.support.llm_fakes import (
     CALLS,
     ROOT,
     echoed,

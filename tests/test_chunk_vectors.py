@@ -9,8 +9,7 @@ import pytest
 from graphrag import chunk_vectors, corpus
 from graphrag.chunk_vectors import ExactVectors, HalfVectors, inner_products
 from graphrag.corpus import build_corpus
-from tests.query_vault import make_rag
-from tests.test_search_modes import KITCHEN
+from tests.support.query_vault import KITCHEN, make_rag
 
 pytest.importorskip("torch")
 

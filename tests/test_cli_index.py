@@ -13,8 +13,8 @@ from click.testing import CliRunner
 import graphrag.api
 from graphrag.cli import cli
 from indexer import load_index, parse_vault
-from tests.conftest import write
-from tests.fakes import HashEmbedder
+from tests.support.fakes import HashEmbedder
+from tests.support.files import write
 
 
 @pytest.fixture
@@ -22,11 +22,11 @@ def fake_model(monkeypatch: pytest.MonkeyPatch) -> list[HashEmbedder]:
     """The CLI's embedder becomes a HashEmbedder; the list collects every one made."""
     made: list[HashEmbedder] = []
 
-    def factory(*args: object, **kwargs: object) -> HashEmbedder:
+    def factory(settings: object) -> HashEmbedder:
         made.append(HashEmbedder())
         return made[-1]
 
-    monkeypatch.setattr(graphrag.api, "SentenceTransformerEmbedder", factory)
+    monkeypatch.setattr(graphrag.api, "make_embedder", factory)
     return made
 
 
@@ -174,7 +174,7 @@ def test_unknown_config_key_is_a_one_line_error(sample_vault: Path, tmp_path: Pa
 def test_index_sample_vault_real_model(
     sample_vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, real_embedder
 ) -> None:  # noqa: ANN001
-    monkeypatch.setattr(graphrag.api, "SentenceTransformerEmbedder", lambda *a, **k: real_embedder)
+    monkeypatch.setattr(graphrag.api, "make_embedder", lambda settings: real_embedder)
     index_dir = tmp_path / "idx"
     code, out, _ = run("index", str(sample_vault), "--index-dir", str(index_dir), "--json")
     assert code == 0

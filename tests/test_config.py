@@ -13,7 +13,7 @@ from graphrag.config import Settings, load_settings
 from indexer import ConfigError
 from indexer.build import config_hash
 from indexer.config import IndexConfig, IndexSettings
-from tests.conftest import ROOT
+from tests.support.files import ROOT
 
 DEFAULT_TOML = ROOT / "configs" / "default.toml"
 SECTIONS = {f.name: f.default_factory() for f in dataclasses.fields(Settings)}  # type: ignore[misc]

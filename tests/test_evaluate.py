@@ -28,10 +28,8 @@ from graphrag.evaluate import (
     run_eval,
 )
 from graphrag.query_render import doc_json, renderer
-from tests.conftest import write
-from tests.fakes import HashEmbedder
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.fakes import HashEmbedder
+from tests.support.files import ROOT, write
 
 
 def qa_file(path: Path, rows: Sequence[dict | str]) -> Path:

@@ -11,7 +11,7 @@ from graphrag.model import Relation
 from graphrag.relations import TABLE, classify, rank
 from graphrag.selectors import RankedSelector
 from graphrag.traverse import traverse
-from tests.graph_builders import Vault
+from tests.support.graph_builders import Vault
 
 HOP = {"P": "parent", "C": "child", "O": "object", "I": "inbound"}
 

@@ -19,7 +19,7 @@ from graphrag.render import (
     render_prompt,
 )
 from indexer.tokens import get_tokenizer
-from tests.graph_builders import CALM, NOW, Vault
+from tests.support.graph_builders import CALM, NOW, Vault
 
 TOK = get_tokenizer()
 

@@ -10,7 +10,7 @@ from graphrag.focus_settings import FocusSettings
 from graphrag.model import GraphRAGResult, Relation
 from graphrag.render import note_json
 from indexer.tokens import get_tokenizer
-from tests.graph_builders import CALM, NOW, Vault
+from tests.support.graph_builders import CALM, NOW, Vault
 
 TOK = get_tokenizer()
 BIG = 100_000

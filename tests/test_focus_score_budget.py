@@ -14,7 +14,7 @@ from graphrag.model import RelatedNote, Relation
 from graphrag.render import note_block, note_json
 from graphrag.score import depth_bonus, recency_bonus, score
 from indexer.tokens import get_tokenizer
-from tests.graph_builders import CALM, NOW, Vault
+from tests.support.graph_builders import CALM, NOW, Vault
 
 TOK = get_tokenizer()
 DAY = 86_400.0

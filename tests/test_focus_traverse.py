@@ -10,7 +10,7 @@ from graphrag.focus_settings import FocusSettings
 from graphrag.model import Relation
 from graphrag.selectors import RandomSelector, RankedSelector
 from graphrag.traverse import Traversal, traverse
-from tests.graph_builders import Vault
+from tests.support.graph_builders import Vault
 
 SEEDS = range(40)
 
@@ -283,7 +283,7 @@ def test_focus_is_fast_on_a_10k_note_vault():
 
     from graphrag.focus import focus
     from indexer.tokens import get_tokenizer
-    from tests.graph_builders import NOW, synthetic
+    from tests.support.graph_builders import NOW, synthetic
 
     g = synthetic(10_000)
     tok = get_tokenizer()

@@ -21,8 +21,8 @@ from graphrag.graph import NodeInfo, OutLink, VaultGraph
 from indexer import build_index, load_index
 from indexer.config import IndexConfig, IndexSettings
 from indexer.load import graph_from_store, store_parts, store_rows
-from tests.conftest import SAMPLE_VAULT, write
-from tests.fakes import HashEmbedder
+from tests.support.fakes import HashEmbedder
+from tests.support.files import SAMPLE_VAULT, write
 
 FIELDS = ("nodes", "parents", "children_of", "outlinks_of", "backlinks_of", "tag_members")
 

@@ -10,7 +10,7 @@ from graphrag.graph import VaultGraph
 from indexer import parse_vault
 from indexer.config import IndexConfig, IndexSettings
 from indexer.graphbuild import VaultGraphBuild
-from tests.conftest import write
+from tests.support.files import write
 
 
 def build(tmp_path: Path, files: dict[str, str], **settings: object) -> VaultGraphBuild:

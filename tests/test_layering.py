@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.support.files import ROOT
 
 INDEXER_FILES = sorted((ROOT / "indexer").rglob("*.py"))
 GRAPHRAG_FILES = sorted((ROOT / "graphrag").rglob("*.py"))

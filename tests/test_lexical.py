@@ -27,8 +27,8 @@ from graphrag.lexical import (
 )
 from graphrag.lexical_file import FILE, OLD_FOLDER
 from graphrag.live import LiveIndex
-from tests.conftest import write
-from tests.fakes import HashEmbedder
+from tests.support.fakes import HashEmbedder
+from tests.support.files import write
 
 QUESTIONS = [
     "goat milk",

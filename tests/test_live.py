@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -22,26 +22,15 @@ from graphrag.live import LiveIndex
 from graphrag.server import create_app
 from graphrag.server_settings import ServerSettings
 from indexer.store import write_lock
-from tests.conftest import write
-from tests.fakes import HashEmbedder
+from tests.support.fakes import HashEmbedder
+from tests.support.files import write
+from tests.support.polling import wait_until
 
 HUT = "Places/Huts/Shepherd's Hut"
 
 
 def open_rag(vault: Path) -> VaultRAG:
     return VaultRAG.open(vault, settings=load_settings(env={}), embedder=HashEmbedder())
-
-
-def wait_until(check: Callable[[], Any], timeout: float = 10.0, step: float = 0.1) -> Any:
-    """Poll ``check`` until it returns something truthy; fail after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail(f"not true within {timeout} s: {check.__doc__ or check}")
-        time.sleep(step)
 
 
 @contextmanager

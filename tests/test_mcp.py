@@ -15,8 +15,8 @@ from mcp.client.stdio import StdioServerParameters
 from graphrag.config import load_settings
 from graphrag.mcp_server import build_mcp_server
 from indexer import build_index
-from tests.conftest import ROOT, SAMPLE_VAULT
-from tests.fakes import HashEmbedder
+from tests.support.fakes import HASH_BACKEND, HashEmbedder
+from tests.support.files import ROOT, SAMPLE_VAULT
 
 HUT = "Places/Huts/Shepherd's Hut"
 TOOLS = {"query", "focus", "search", "get_note"}
@@ -37,8 +37,7 @@ def stdio_server(vault: Path) -> StdioServerParameters:
         cwd=str(ROOT),
         env={
             "PYTHONPATH": str(ROOT),
-            "VAULTRAG_TESTING": "1",
-            "VAULTRAG_EMBEDDING__MODEL": "test/hash-embedder",
+            "VAULTRAG_EMBEDDING__BACKEND": HASH_BACKEND,
             "HF_HUB_OFFLINE": "1",
         },
     )

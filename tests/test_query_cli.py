@@ -9,9 +9,9 @@ from click.testing import CliRunner
 
 import graphrag.api
 from graphrag.cli import cli
-from tests.conftest import write
-from tests.fakes import HashEmbedder
-from tests.query_vault import DIM
+from tests.support.fakes import HashEmbedder
+from tests.support.files import write
+from tests.support.query_vault import DIM
 
 FILES = {
     "Dairy/Brine.md": "---\ntags: [cheese]\n---\n# Brine\n\nSalt brine for cheese wheels. [[Press]]\n",
@@ -23,10 +23,7 @@ FILES = {
 @pytest.fixture
 def vault(tmp_path, monkeypatch):
     """A small vault; the CLI's model is the hashing embedder."""
-    monkeypatch.setattr(
-        graphrag.api, "SentenceTransformerEmbedder", lambda *a, **k: HashEmbedder(DIM)
-    )
-    monkeypatch.setenv("VAULTRAG_EMBEDDING__MODEL", "test/hash-embedder")
+    monkeypatch.setattr(graphrag.api, "make_embedder", lambda settings: HashEmbedder(DIM))
     root = tmp_path / "vault"
     for rel, text in FILES.items():
         write(root, rel, text)

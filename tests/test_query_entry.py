@@ -6,7 +6,7 @@ import pytest
 
 from graphrag.entry import parse_query
 from graphrag.errors import InvalidRequestError
-from tests.query_vault import make_rag, uris
+from tests.support.query_vault import make_rag, uris
 
 TAGGED = {
     "Alpha.md": "# Alpha\n\n#project/alpha\nPlans for the new bridge.\n",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from graphrag.query_render import connection_lines, doc_block, render_prompt
-from tests.query_vault import json_tokens, make_rag, uris
+from tests.support.query_vault import json_tokens, make_rag, uris
 
 FILLER = "plain words about nothing much at all in this part of the page today"
 

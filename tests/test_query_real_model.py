@@ -19,7 +19,7 @@ pytestmark = pytest.mark.slow
 def rag(real_embedder, tmp_path_factory):
     import shutil
 
-    from tests.conftest import SAMPLE_VAULT
+    from tests.support.files import SAMPLE_VAULT
 
     vault = tmp_path_factory.mktemp("real") / "vault"
     shutil.copytree(SAMPLE_VAULT, vault)

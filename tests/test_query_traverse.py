@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from graphrag.model import Relation
 from graphrag.query_render import json_text
-from tests.query_vault import NOW, json_tokens, make_rag, uris
+from tests.support.query_vault import NOW, json_tokens, make_rag, uris
 
 NO_EXPANSION = {"tag_expansion_enabled": False, "path_expansion_enabled": False}
 

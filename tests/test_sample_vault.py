@@ -14,7 +14,7 @@ import pytest
 from graphrag.graph import VaultGraph
 from indexer import ParsedNote, parse_vault
 from indexer.graphbuild import ResolvedLink, VaultGraphBuild
-from tests.conftest import SAMPLE_VAULT
+from tests.support.files import SAMPLE_VAULT
 
 HUT = "Places/Huts/Shepherd's Hut"
 ALPKAESE = "Dairy/Cheese Making/Recipes/Pradella Alpkäse"

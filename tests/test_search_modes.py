@@ -7,20 +7,8 @@ import pytest
 
 from graphrag.errors import InvalidRequestError, NoteNotFoundError
 from graphrag.search import rrf
-from tests.query_vault import make_rag
+from tests.support.query_vault import KITCHEN, make_rag
 
-KITCHEN = {
-    "Cooking/Soup.md": "# Soup\n\nLentil soup recipe with onions.\n",
-    "Cooking/Bread.md": "# Bread\n\nBread recipe with flour and yeast.\n",
-    "Cooking/Pasta.md": "# Pasta\n\nPasta recipe with tomato sauce.\n",
-    "Travel/Rome.md": "# Rome\n\nIn Rome we learned a recipe with flour and yeast and onions.\n",
-    "Travel/Oslo.md": "# Oslo\n\nFjords and ferries.\n",
-    "Travel/Lima.md": "# Lima\n\nMarkets and mountains.\n",
-    "Garden/Beans.md": "# Beans\n\nBeans climb poles.\n",
-    "Garden/Peas.md": "# Peas\n\nPeas want cool weather.\n",
-    "Garden/Kale.md": "# Kale\n\nKale survives frost.\n",
-    "Garden/Leeks.md": "# Leeks\n\nLeeks stand all winter.\n",
-}
 RECIPE = "recipe with flour yeast onions lentil soup bread"
 
 

@@ -19,8 +19,8 @@ from graphrag.config import load_settings
 from graphrag.server import create_app
 from graphrag.server_settings import ServerSettings, check_bind, is_loopback
 from indexer.store import write_lock
-from tests.conftest import write
-from tests.fakes import HashEmbedder
+from tests.support.fakes import HASH_BACKEND, HashEmbedder
+from tests.support.files import write
 
 HUT = "Places/Huts/Shepherd's Hut"
 QUIET = ServerSettings(watch=False, preload_model=False)
@@ -35,7 +35,7 @@ def shared_rag(tmp_path_factory: pytest.TempPathFactory) -> VaultRAG:
     """One indexed copy of sample_vault for the read-only tests of this module."""
     import shutil
 
-    from tests.conftest import SAMPLE_VAULT
+    from tests.support.files import SAMPLE_VAULT
 
     vault = tmp_path_factory.mktemp("server") / "vault"
     shutil.copytree(SAMPLE_VAULT, vault)
@@ -472,8 +472,7 @@ def test_bind_rules() -> None:
 # -- the command line -----------------------------------------------------------------------
 @pytest.fixture
 def test_embedder_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("VAULTRAG_TESTING", "1")
-    monkeypatch.setenv("VAULTRAG_EMBEDDING__MODEL", "test/hash-embedder")
+    monkeypatch.setenv("VAULTRAG_EMBEDDING__BACKEND", HASH_BACKEND)
 
 
 @pytest.mark.usefixtures("test_embedder_env")

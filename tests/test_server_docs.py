@@ -14,8 +14,8 @@ from graphrag import VaultRAG
 from graphrag.config import load_settings
 from graphrag.server import create_app
 from graphrag.server_settings import ServerSettings
-from tests.conftest import SAMPLE_VAULT
-from tests.fakes import HashEmbedder
+from tests.support.fakes import HashEmbedder
+from tests.support.files import SAMPLE_VAULT
 
 QUIET = ServerSettings(watch=False, preload_model=False)
 

@@ -18,9 +18,9 @@ import httpx
 import pytest
 
 from indexer import build_index
-from tests.conftest import ROOT, SAMPLE_VAULT, write
-from tests.fakes import HashEmbedder
-from tests.test_live import wait_until
+from tests.support.fakes import HASH_BACKEND, HashEmbedder
+from tests.support.files import ROOT, SAMPLE_VAULT, write
+from tests.support.polling import wait_until
 
 HUT = "Places/Huts/Shepherd's Hut"
 
@@ -37,8 +37,7 @@ def subprocess_env(real_model: bool = False) -> dict[str, str]:
     env["PYTHONPATH"] = str(ROOT)
     env["HF_HUB_OFFLINE"] = "1"
     if not real_model:
-        env["VAULTRAG_TESTING"] = "1"
-        env["VAULTRAG_EMBEDDING__MODEL"] = "test/hash-embedder"
+        env["VAULTRAG_EMBEDDING__BACKEND"] = HASH_BACKEND
     return env
 
 

@@ -21,8 +21,8 @@ from indexer import build_index
 from indexer.config import IndexSettings
 from indexer.linktable import Namespace, changed_keys, may_change
 from indexer.store import open_generation
-from tests.conftest import write
-from tests.fakes import HashEmbedder
+from tests.support.fakes import HashEmbedder
+from tests.support.files import write
 
 COUNTS = ("notes", "folders", "virtual_folders", "attachments", "tags", "links_resolved", "links_unresolved")
 

@@ -26,7 +26,7 @@ from indexer import (
 from indexer.chunk import _prefix
 from indexer.store import MANIFEST, SCHEMA_VERSION
 from indexer.tokens import get_tokenizer
-from tests.fakes import HashEmbedder
+from tests.support.fakes import HashEmbedder
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import pytest
 
 from indexer import ParsedNote, parse_vault
 from indexer.graphbuild import VaultGraphBuild
-from tests.conftest import SHARED_VAULTS
+from tests.support.files import SHARED_VAULTS
 
 pytestmark = pytest.mark.slow
 

@@ -13,8 +13,8 @@ import indexer.build
 from indexer import build_index, load_index
 from indexer.config import IndexConfig, IndexSettings
 from indexer.store import MANIFEST
-from tests.conftest import write
-from tests.fakes import HashEmbedder
+from tests.support.fakes import HashEmbedder
+from tests.support.files import write
 
 SAMPLE_CHUNKS = 77
 

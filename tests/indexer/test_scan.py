@@ -11,7 +11,7 @@ import pytest
 from indexer import build_index, parse_vault
 from indexer.config import IndexConfig, IndexSettings
 from indexer.scan import Excluder, scan_vault
-from tests.conftest import write
+from tests.support.files import write
 
 FILES = [
     "Home.md",
@@ -125,7 +125,7 @@ def test_excluded_notes_are_not_indexed_at_all(vault: Path, tmp_path: Path) -> N
     assert "Archive" not in built.graph and "Templates" not in built.graph
     assert "Ghost From Archive" not in built.graph and "#old" not in built.graph
     # The same excludes apply to build_index.
-    from tests.fakes import HashEmbedder
+    from tests.support.fakes import HashEmbedder
 
     stats = build_index(vault, tmp_path / "idx", config=config, embedder=HashEmbedder())
     assert stats.notes == len(uris)

@@ -19,8 +19,8 @@ import indexer.build
 from indexer import build_index, load_index
 from indexer.store import MANIFEST
 from indexer.tokens import get_tokenizer
-from tests.conftest import ROOT, write
-from tests.fakes import HashEmbedder
+from tests.support.fakes import HashEmbedder
+from tests.support.files import ROOT, write
 
 
 def index(vault: Path, index_dir: Path, **kwargs: object):  # noqa: ANN201
@@ -230,7 +230,7 @@ CHILD = textwrap.dedent(
     sys.path.insert(0, {root!r})
     import indexer.store
     from indexer import build_index
-    from tests.fakes import HashEmbedder
+    from tests.support.fakes import HashEmbedder
 
     flag = Path({flag!r})
     stage = {stage!r}

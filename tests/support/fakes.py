@@ -1,12 +1,24 @@
-"""Deterministic stand-ins for the model, for unit tests."""
+"""Deterministic stand-ins for the model, for unit tests.
+
+``hash_embedder`` is an ``embedding.backend`` factory: a subprocess (``serve``, ``mcp``)
+uses the hash embedder with ``VAULTRAG_EMBEDDING__BACKEND=tests.support.fakes:hash_embedder``
+and the repository root on ``PYTHONPATH``.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import re
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from indexer.config import EmbeddingSettings
+
+# The embedding.backend setting that selects hash_embedder (below).
+HASH_BACKEND = "tests.support.fakes:hash_embedder"
 
 WORD_RE = re.compile(r"\w+", re.U)
 
@@ -38,3 +50,8 @@ class HashEmbedder:
         if progress is not None:
             progress(len(texts))
         return out / norms
+
+
+def hash_embedder(settings: EmbeddingSettings) -> HashEmbedder:
+    """The ``embedding.backend`` factory for the tests' embedder (the settings are unused)."""
+    return HashEmbedder()

@@ -14,11 +14,25 @@ from typing import Any
 from graphrag.api import VaultRAG
 from graphrag.config import load_settings
 from graphrag.query_render import doc_json
-from tests.conftest import write
-from tests.fakes import HashEmbedder
+from tests.support.fakes import HashEmbedder
+from tests.support.files import write
 
 DIM = 1024
 NOW = 1_780_000_000.0  # a fixed "now" (2026-05) for the recency part of the score
+
+# Ten notes in three folders; four of them share recipe words.
+KITCHEN = {
+    "Cooking/Soup.md": "# Soup\n\nLentil soup recipe with onions.\n",
+    "Cooking/Bread.md": "# Bread\n\nBread recipe with flour and yeast.\n",
+    "Cooking/Pasta.md": "# Pasta\n\nPasta recipe with tomato sauce.\n",
+    "Travel/Rome.md": "# Rome\n\nIn Rome we learned a recipe with flour and yeast and onions.\n",
+    "Travel/Oslo.md": "# Oslo\n\nFjords and ferries.\n",
+    "Travel/Lima.md": "# Lima\n\nMarkets and mountains.\n",
+    "Garden/Beans.md": "# Beans\n\nBeans climb poles.\n",
+    "Garden/Peas.md": "# Peas\n\nPeas want cool weather.\n",
+    "Garden/Kale.md": "# Kale\n\nKale survives frost.\n",
+    "Garden/Leeks.md": "# Leeks\n\nLeeks stand all winter.\n",
+}
 
 
 def make_rag(tmp_path: Path, files: Mapping[str, str], **sections: Mapping[str, Any]) -> VaultRAG:

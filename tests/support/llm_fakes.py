@@ -20,9 +20,9 @@ import pytest
 
 import graphrag.api
 from graphrag import VaultRAG
-from tests.fakes import HashEmbedder
+from tests.support.fakes import HashEmbedder
+from tests.support.files import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 PLUGIN_NAME = "vault-graphrag-test-models"
 
 
@@ -141,4 +141,4 @@ def rag(index_dir: Path) -> VaultRAG:
 @pytest.fixture
 def fake_model(monkeypatch: pytest.MonkeyPatch) -> None:
     """The CLI's embedder is the hash embedder the index was built with."""
-    monkeypatch.setattr(graphrag.api, "SentenceTransformerEmbedder", lambda *a, **k: HashEmbedder())
+    monkeypatch.setattr(graphrag.api, "make_embedder", lambda settings: HashEmbedder())

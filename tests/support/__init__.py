@@ -1,0 +1,1 @@
+"""Helpers shared by the tests: fakes, vault builders, paths. Not tests themselves."""
