@@ -32,11 +32,20 @@ export class SseParser {
     return out;
   }
 
-  /** The end of the stream: an event without its closing blank line is dropped (per spec). */
-  end(): void {
+  /**
+   * The end of the stream: a trailing "\r" ends its line; then an event without its closing
+   * blank line is dropped (per spec).
+   */
+  end(): SseEvent[] {
+    const out: SseEvent[] = [];
+    if (this.buffer.endsWith("\r")) {
+      const event = this.line(this.buffer.slice(0, -1));
+      if (event !== null) out.push(event);
+    }
     this.buffer = "";
     this.data = [];
     this.event = "";
+    return out;
   }
 
   private line(line: string): SseEvent | null {
@@ -88,7 +97,7 @@ export async function* readSse(
       yield* parser.feed(decoder.decode(value, { stream: true }));
     }
     yield* parser.feed(decoder.decode());
-    parser.end();
+    yield* parser.end();
   } finally {
     signal?.removeEventListener("abort", onAbort);
     reader.cancel().catch(() => undefined);
