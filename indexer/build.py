@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import stat
 import sys
 import time
 from collections.abc import Callable
@@ -27,15 +28,15 @@ import numpy as np
 
 from . import __version__
 from .chunk import Chunk, chunk_note
-from .config import IndexConfig
+from .config import IndexConfig, IndexSettings
 from .embed import Embedder, make_embedder
 from .errors import IndexMissingError, IndexStaleError, VaultError
 from .graphbuild import VaultGraphBuild, build_graph
 from .linktable import Namespace, refresh
 from .notes_io import note_to_row
 from .parse import ParsedNote, content_hash, note_uri, parse_note
-from .scan import FileEntry, scan_vault
-from .store import GenerationWriter, open_generation, read_manifest, write_lock
+from .scan import FileEntry, file_kind, scan_vault
+from .store import GenerationWriter, open_generation, read_manifest, remove_leftovers, write_lock
 from .tokens import get_tokenizer
 from .vectors import VectorIndex
 
@@ -63,6 +64,8 @@ class IndexStats:
     full_reason: str = ""
     seconds: float = 0.0
     warnings: list[str] = field(default_factory=list)
+    templates_excluded: list[str] = field(default_factory=list)  # template folders skipped
+    leftovers_removed: list[str] = field(default_factory=list)  # what killed runs left
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -86,13 +89,40 @@ class Unchanged:
     path: str
 
 
+def read_note_bytes(file: Path, path: str, limit: int) -> tuple[bytes, int, str | None]:
+    """At most ``limit`` bytes of a regular file: (data, file size, warning or None).
+
+    Opened without blocking and checked again after opening, since the scan's
+    verdict can be stale: a FIFO put in a note's place would otherwise block the
+    reader (and a server's update thread) for good. A longer file is cut at the
+    last line end within the limit.
+
+    Raises:
+        OSError: the file cannot be opened or read, or is not a regular file.
+    """
+    fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(f"{file_kind(st.st_mode)}, not a regular file")
+        data = fh.read(limit + 1)
+    if len(data) <= limit:
+        return data, st.st_size, None
+    cut = data.rfind(b"\n", 0, limit) + 1 or limit
+    size = max(st.st_size, len(data))
+    return data[:cut], size, (
+        f"{path}: {size:,} bytes, over index.max_note_bytes ({limit:,}); "
+        f"only the first {cut:,} bytes are indexed"
+    )
+
+
 def _parse_entry(
-    args: tuple[str, str, int, int, tuple[str, ...], str | None],
+    args: tuple[str, str, int, int, tuple[str, ...], str | None, int],
 ) -> ParsedNote | Unchanged | str:
     """Worker: read and parse one file; a problem comes back as a warning string."""
-    vault, path, size, mtime_ns, hier, known_hash = args
+    vault, path, size, mtime_ns, hier, known_hash, limit = args
     try:
-        data = (Path(vault) / path).read_bytes()
+        data, size, cut = read_note_bytes(Path(vault) / path, path, limit)
     except FileNotFoundError:
         return f"{path}: vanished during indexing; skipped"
     except OSError as exc:
@@ -101,6 +131,10 @@ def _parse_entry(
         return Unchanged(path)
     note = parse_note(path, data, mtime_ns / 1e9, hier)
     note.mtime_ns = mtime_ns
+    # The file's size, not what was read: a cut note must look unchanged to the next run.
+    note.size = size
+    if cut is not None:
+        note.warnings.insert(0, cut)
     return note
 
 
@@ -110,6 +144,7 @@ def parse_files(
     hierarchy_properties: tuple[str, ...],
     workers: int = 0,
     known_hashes: dict[str, str] | None = None,
+    max_bytes: int = IndexSettings.max_note_bytes,
 ) -> tuple[list[ParsedNote], list[str], list[str]]:
     """Parse files, in worker processes when there are many.
 
@@ -117,7 +152,7 @@ def parse_files(
     """
     known = known_hashes or {}
     jobs = [
-        (str(vault), e.path, e.size, e.mtime_ns, hierarchy_properties, known.get(e.path))
+        (str(vault), e.path, e.size, e.mtime_ns, hierarchy_properties, known.get(e.path), max_bytes)
         for e in entries
     ]
     workers = workers or min(os.cpu_count() or 1, 8)
@@ -140,9 +175,10 @@ def parse_vault(vault: Path, config: IndexConfig | None = None) -> tuple[VaultGr
     settings = config.index
     if not vault.is_dir():
         raise VaultError(str(vault), "not a folder")
-    scan = scan_vault(vault, settings.exclude)
+    scan = scan_vault(vault, settings.exclude, settings.exclude_templates)
     notes, warnings, _ = parse_files(
-        vault, scan.notes, settings.hierarchy_properties, settings.workers
+        vault, scan.notes, settings.hierarchy_properties, settings.workers,
+        max_bytes=settings.max_note_bytes,
     )
     built = _graph(notes, [a.path for a in scan.attachments], config)
     return built, notes, scan.warnings + warnings + built.warnings
@@ -207,6 +243,8 @@ def _build_locked(
 ) -> IndexStats:
     stats = IndexStats()
     settings = config.index
+    # Before anything else: a killed run's temp generation is a full SQLite copy.
+    stats.leftovers_removed = remove_leftovers(out_dir, locked=True)
     try:
         previous = read_manifest(out_dir)
     except Exception as exc:  # a corrupt manifest: start over rather than fail forever
@@ -246,7 +284,8 @@ def _build_locked(
     reparse_all = bool(stats.full_reason)
     reembed_all = reparse_all and (previous is None or previous.get("model") != embedder.name or full)
 
-    scan = scan_vault(vault, settings.exclude)
+    scan = scan_vault(vault, settings.exclude, settings.exclude_templates)
+    stats.templates_excluded = scan.templates
     if out_dir.is_relative_to(vault):  # an index kept inside the vault is not part of it
         own = out_dir.relative_to(vault).as_posix() + "/"
         scan.notes = [e for e in scan.notes if not e.path.startswith(own)]
@@ -266,7 +305,8 @@ def _build_locked(
 
     known = {} if reparse_all else {p: v[2] for p, v in prev_files.items()}
     parsed, warnings, same = parse_files(
-        vault, to_parse, settings.hierarchy_properties, settings.workers, known
+        vault, to_parse, settings.hierarchy_properties, settings.workers, known,
+        settings.max_note_bytes,
     )
     stats.warnings.extend(warnings)
     # A file that vanished or became unreadable after the scan is gone from this

@@ -18,6 +18,9 @@ class IndexSettings:
     hierarchy_properties: tuple[str, ...] = ("up", "parent")
     resolve_aliases: bool = True
     chunk_tokens: int = 256
+    # A note bigger than this is indexed up to here, with a warning naming it.
+    max_note_bytes: int = 8 * 1024 * 1024
+    exclude_templates: bool = True
     workers: int = 0
     tokenizer: str = "cl100k_base"
 

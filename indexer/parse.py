@@ -2,8 +2,10 @@
 
 How a note is read:
 
-* Front matter is YAML between ``---`` lines (python-frontmatter). Invalid YAML
-  is reported with the file and reason; the note is still indexed from its body.
+* Front matter is YAML between ``---`` lines. Invalid YAML, or YAML that is not
+  a mapping of properties (a list, a lone string), is reported with the file and
+  reason; the note is still indexed from its body.
+* NUL bytes are removed with a warning (they end strings in SQLite and C code).
 * The body is split into blocks by markdown-it-py (CommonMark block rules), so
   fenced and indented code and HTML blocks are recognised exactly as a Markdown
   renderer would. Obsidian's own syntax (wikilinks, embeds, tags, ``%%``
@@ -25,7 +27,12 @@ What counts as what:
 * tags: front matter ``tags``/``tag`` (list, or a string split on commas and
   spaces) and inline ``#tag`` preceded by start-of-text or whitespace, made of
   letters, digits, ``_``, ``-`` and ``/``, with at least one non-digit (``#123``
-  is not a tag). Lower-cased; ``a/b`` also yields ``a``.
+  is not a tag). Lower-cased; ``a/b`` also yields ``a``. Front-matter tags or
+  aliases that cannot be one (``null``, a mapping, a number) are left out with a
+  warning naming them.
+* A link whose target holds a control character (``[z](%00.md)``) or names nothing
+  (``[[.md]]``) is left out with a warning: it could only make a ghost with an
+  empty or unprintable name.
 * created time: front matter ``created`` then ``date`` (date, datetime or ISO
   string), else the file's mtime.
 """
@@ -34,14 +41,15 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
 import math
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
-import frontmatter
 import yaml
 from markdown_it import MarkdownIt
 
@@ -126,7 +134,11 @@ def decode(data: bytes, path: str, warnings: list[str]) -> str:
     except UnicodeDecodeError as exc:
         warnings.append(f"{path}: not valid UTF-8 (byte {exc.start}); decoded with replacement")
         text = data.decode("utf-8", errors="replace")
-    return text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    if "\x00" in text:
+        warnings.append(f"{path}: {text.count(chr(0))} NUL byte(s) removed")
+        text = text.replace("\x00", "")
+    return text
 
 
 def parse_note(
@@ -155,10 +167,20 @@ def parse_note(
         size=len(data),
         hash=content_hash(data),
     )
-    note.aliases = _string_list(meta.get("aliases", meta.get("alias")), split_commas=True)
-    tags = set()
-    for raw in _string_list(meta.get("tags", meta.get("tag")), split_spaces=True):
-        tags.update(expand_tag(raw))
+    alias_key = "aliases" if "aliases" in meta else "alias"
+    ignored: list[Any] = []
+    note.aliases = _string_list(meta.get(alias_key), split_commas=True, ignored=ignored)
+    _warn_ignored(warnings, path, alias_key, ignored, "an alias is text")
+    tag_key = "tags" if "tags" in meta else "tag"
+    tags: set[str] = set()
+    ignored = []
+    for raw in _string_list(meta.get(tag_key), split_spaces=True, ignored=ignored):
+        expanded = expand_tag(raw)
+        if expanded:
+            tags.update(expanded)
+        else:
+            ignored.append(raw)
+    _warn_ignored(warnings, path, tag_key, ignored, "a tag is text with a letter in it")
     note.links.extend(_property_links(meta))
     front_lines = text.count("\n", 0, len(text) - len(body))
     note.body = body = strip_comments(body)
@@ -167,8 +189,48 @@ def parse_note(
     # Body link lines count from the body; report them as 0-based lines of the file.
     for link in note.links[first_body_link:]:
         link.line += front_lines
+    note.links = _usable_links(note.links, first_body_link, path, warnings)
     note.tags = sorted(tags)
     return note
+
+
+def _shown(value: Any) -> str:
+    """A front-matter value as YAML-ish text for a warning (``null``, ``{"x": "y"}``)."""
+    if isinstance(value, str):
+        return repr(value)
+    return json.dumps(json_safe(value), ensure_ascii=False)
+
+
+def _warn_ignored(warnings: list[str], path: str, key: str, ignored: list[Any], rule: str) -> None:
+    if ignored:
+        shown = ", ".join(_shown(v) for v in ignored[:5]) + (", ..." if len(ignored) > 5 else "")
+        warnings.append(f"{path}: {key}: ignored {shown} ({rule})")
+
+
+def _control_char(text: str) -> bool:
+    return any(unicodedata.category(c) == "Cc" and c != "\t" for c in text)
+
+
+def _usable_links(
+    links: list[Link], first_body_link: int, path: str, warnings: list[str]
+) -> list[Link]:
+    """Drop links that could only become a ghost with an unprintable or empty name."""
+    kept: list[Link] = []
+    for i, link in enumerate(links):
+        name = link.target.strip()
+        if name.casefold().endswith(".md"):
+            name = name[:-3]
+        if _control_char(link.target):
+            reason = "its target has a control character"
+        elif link.target.strip() and not name.strip(" /."):
+            reason = "its target names no note"
+        else:
+            kept.append(link)
+            continue
+        where = f"property {link.property}" if i < first_body_link else f"line {link.line + 1}"
+        target = link.target.encode("unicode_escape").decode("ascii")
+        warnings.append(f"{path}: {where}: link to '{target}' ignored ({reason})")
+    return kept
 
 
 # -- front matter -------------------------------------------------------------------------
@@ -184,13 +246,6 @@ _DatesAsText.yaml_implicit_resolvers = {
 }
 
 
-class _YAMLHandler(frontmatter.YAMLHandler):
-    def load(self, fm: str, **kwargs: Any) -> Any:
-        return yaml.load(fm, Loader=_DatesAsText)  # noqa: S506 - a SafeLoader subclass
-
-
-_YAML_HANDLER = _YAMLHandler()
-
 FRONT_MATTER_RE = re.compile(r"\A---[ \t]*\n(.*?\n)?(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
 
 
@@ -200,17 +255,21 @@ def split_front_matter(text: str, path: str, warnings: list[str]) -> tuple[dict[
         return {}, text
     body = text[m.end() :]
     try:
-        post = frontmatter.loads(text, handler=_YAML_HANDLER)
-        meta = post.metadata
+        meta = yaml.load(m.group(1) or "", Loader=_DatesAsText)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
         reason = str(exc).replace("\n", " ")
         warnings.append(f"{path}: invalid YAML front matter ({reason}); indexed from the body")
         return {}, body
-    except Exception as exc:  # python-frontmatter can raise anything from a bad handler
+    except (ValueError, TypeError, RecursionError) as exc:  # a constructor refusing a value
         warnings.append(f"{path}: unreadable front matter ({exc}); indexed from the body")
         return {}, body
+    if meta is None:  # "---\n---": empty front matter
+        return {}, body
     if not isinstance(meta, dict):
-        warnings.append(f"{path}: front matter is not a mapping; ignored")
+        kind = "list" if isinstance(meta, list) else type(meta).__name__
+        warnings.append(
+            f"{path}: front matter is a YAML {kind}, not key: value properties; ignored"
+        )
         return {}, body
     # Keep line numbers of the body relative to the body text we store.
     return {str(k): v for k, v in meta.items()}, body
@@ -230,13 +289,21 @@ def json_safe(value: Any) -> Any:
     return str(value)
 
 
-def _string_list(value: Any, split_commas: bool = False, split_spaces: bool = False) -> list[str]:
+def _string_list(
+    value: Any,
+    split_commas: bool = False,
+    split_spaces: bool = False,
+    ignored: list[Any] | None = None,
+) -> list[str]:
+    """Text items of a front-matter value; ``null``, mappings and nested lists go to ``ignored``."""
     if value is None:
         return []
     items = value if isinstance(value, list) else [value]
     out: list[str] = []
     for item in items:
         if item is None or isinstance(item, (dict, list)):
+            if ignored is not None:
+                ignored.append(item)
             continue
         text = str(item)
         parts = [text]

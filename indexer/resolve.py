@@ -22,7 +22,8 @@ Given a link as written and the note it is in, find what it points to:
    its folder note, or the folder's virtual note.
 7. Non-Markdown targets (``map.png``, ``doc.pdf``) are attachments: the file if
    the vault has it (same path and name rules), else a missing attachment.
-8. Anything else is unresolved and becomes a ghost node named as written.
+8. Anything else is unresolved and becomes a ghost node named as written
+   (without ``.md``, unless that would leave no name).
 """
 
 from __future__ import annotations
@@ -142,8 +143,8 @@ class Resolver:
             if ext in ATTACHMENT_EXTENSIONS:
                 return Target(name_target or written, "attachment")
         ghost = name_target or written
-        if ghost.casefold().endswith(".md"):
-            ghost = ghost[:-3]
+        if ghost.casefold().endswith(".md") and ghost[:-3].strip():
+            ghost = ghost[:-3]  # "[[.md]]" keeps its name: a ghost is never nameless
         return Target(self.ghosts.setdefault(ghost.casefold(), ghost), "ghost")
 
     def _note(self, path: str) -> str | None:

@@ -14,6 +14,12 @@ applying changes), renames it into place, then replaces ``manifest.json`` with
 leaves the old manifest pointing at the old, intact generation; readers that
 opened a generation keep a consistent snapshot (the previous generation is
 kept until the next update).
+
+A killed run leaves its temp folder (``.gen-000008.tmp-PID``, a full SQLite
+copy), its temp manifest (``.manifest.json.PID.tmp``) or a renamed generation the
+manifest never named. ``remove_leftovers`` deletes them at the start of every
+run that holds the write lock (an update, even one that finds nothing to do);
+without the lock (``status``) only those whose process is gone.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import contextlib
 import fcntl
 import json
 import os
+import re
 import shutil
 import sqlite3
 import time
@@ -34,6 +41,9 @@ from .errors import IndexBusyError, IndexMissingError, IndexStaleError
 
 SCHEMA_VERSION = 1
 MANIFEST = "manifest.json"
+# What an interrupted writer leaves: its temp generation folder or temp manifest, tagged by pid.
+LEFTOVER_RE = re.compile(r"\.gen-\d+\.tmp-(\d+)|\.manifest\.json\.(\d+)\.tmp")
+GENERATION_RE = re.compile(r"gen-(\d+)")
 
 
 def _m001_create_tables(db: sqlite3.Connection) -> None:
@@ -178,6 +188,77 @@ def cleanup_generations(index_dir: Path, keep: set[str | None]) -> None:
         old_gen = name.startswith("gen-") and name not in keep
         if child.is_dir() and (stale_tmp or old_gen):
             shutil.rmtree(child, ignore_errors=True)
+
+
+def _process_gone(pid: int) -> bool:
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # it exists but is someone else's
+        return False
+    return False
+
+
+def remove_leftovers(index_dir: Path, locked: bool) -> list[str]:
+    """Delete what interrupted runs left in ``index_dir``; one line per item, naming it.
+
+    ``locked``: the caller holds the write lock, so no other writer can be at work
+    and every temp item is stale, as is a generation newer than the manifest's (an
+    interrupted commit). Without the lock only temp items of dead processes go.
+    """
+    try:
+        children = sorted(index_dir.iterdir())
+    except OSError:
+        return []
+    current = -1
+    if locked:
+        try:
+            manifest = read_manifest(index_dir)
+        except IndexMissingError:
+            manifest = None
+        m = GENERATION_RE.fullmatch(str((manifest or {}).get("generation", "")))
+        current = int(m.group(1)) if m else -1
+    removed: list[str] = []
+    for child in children:
+        temp = LEFTOVER_RE.fullmatch(child.name)
+        newer = GENERATION_RE.fullmatch(child.name)
+        if temp is not None:
+            pid = int(temp.group(1) or temp.group(2))
+            if not locked and not _process_gone(pid):
+                continue
+            why = f"left by an interrupted run (process {pid})"
+        elif newer is not None and current >= 0 and int(newer.group(1)) > current:
+            why = "a generation the manifest never named (an interrupted commit)"
+        else:
+            continue
+        try:
+            if child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child)
+            else:
+                child.unlink()
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            removed.append(f"{child}: {why}; could not remove it ({exc.strerror or exc})")
+            continue
+        removed.append(f"{child}: {why}; removed")
+    return removed
+
+
+def tidy_index(index_dir: Path) -> list[str]:
+    """``remove_leftovers`` for a reader (``status``): with the lock if it is free."""
+    if not index_dir.is_dir():
+        return []
+    try:
+        with write_lock(index_dir):
+            return remove_leftovers(index_dir, locked=True)
+    except IndexBusyError:
+        return remove_leftovers(index_dir, locked=False)
+    except OSError:  # a read-only index folder: nothing can be removed anyway
+        return []
 
 
 def open_generation(index_dir: Path) -> tuple[dict[str, Any], Path, sqlite3.Connection]:

@@ -113,14 +113,14 @@ def test_unreadable_file_is_skipped_with_a_warning(
     if os.geteuid() != 0:
         target.chmod(0)
     else:  # root reads anything: simulate the permission error
-        real = Path.read_bytes
+        real = indexer.build.read_note_bytes
 
-        def read_bytes(self: Path) -> bytes:
-            if self == target:
-                raise PermissionError(13, "Permission denied", str(self))
-            return real(self)
+        def read_note_bytes(file: Path, path: str, limit: int) -> tuple[bytes, int, str | None]:
+            if file == target:
+                raise PermissionError(13, "Permission denied", str(file))
+            return real(file, path, limit)
 
-        monkeypatch.setattr(Path, "read_bytes", read_bytes)
+        monkeypatch.setattr(indexer.build, "read_note_bytes", read_note_bytes)
     try:
         stats = index(sample_vault, tmp_path / "idx")
     finally:

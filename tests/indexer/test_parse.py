@@ -352,7 +352,10 @@ def test_odd_front_matter_value_types_do_not_crash() -> None:
     assert note.tags == []  # a list inside a list is not a tag name
     assert note.created == 1_000.0
     assert note.order is None
-    assert note.warnings == []
+    assert note.warnings == [  # what was left out is said, naming the file
+        'Folder/Note.md: aliases: ignored {"a": "b"} (an alias is text)',
+        'Folder/Note.md: tags: ignored ["nested"] (a tag is text with a letter in it)',
+    ]
     assert targets(note) == ["X"]
 
 
