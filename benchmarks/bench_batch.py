@@ -1,7 +1,7 @@
 """Batch speed: focus contexts per second (no model), with 1 and 2 workers.
 
 For a vault (default: ../shared/vaults/obsidian-hub), index it once into a temp
-dir, pick ``--n`` notes at random (seeded), and run ``graphrag.batch.run_batch``
+dir, pick ``--n`` notes at random (seeded), and run ``graphrag.batch.run.run_batch``
 in focus mode over them, writing JSONL, for each executor:
 
 * ``plain loop``: the context's JSON (``answer.focus_context``) and nothing else;
@@ -33,8 +33,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from graphrag import VaultRAG  # noqa: E402
-from graphrag.answer import focus_context  # noqa: E402
-from graphrag.batch import Item, run_batch  # noqa: E402
+from graphrag.answer.ask import focus_context  # noqa: E402
+from graphrag.batch.run import Item, run_batch  # noqa: E402
 from graphrag.config import load_settings  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "vaults"

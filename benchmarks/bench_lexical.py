@@ -50,11 +50,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.common import HASH_MODEL, generated_vault, indexed  # noqa: E402
-from graphrag import lexical  # noqa: E402
 from graphrag.api import VaultRAG  # noqa: E402
 from graphrag.config import load_settings  # noqa: E402
-from graphrag.corpus import Corpus, build_corpus, corpus_for  # noqa: E402
-from graphrag.live import LiveIndex  # noqa: E402
+from graphrag.serve.live import LiveIndex  # noqa: E402
+from graphrag.snapshot import lexical  # noqa: E402
+from graphrag.snapshot.corpus import Corpus, build_corpus, corpus_for  # noqa: E402
 from tests.support.fakes import HashEmbedder  # noqa: E402
 
 

@@ -46,15 +46,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.common import generated_vault, indexed  # noqa: E402
-from graphrag import corpus as corpus_module  # noqa: E402
 from graphrag.api import VaultRAG  # noqa: E402
-from graphrag.chunk_vectors import HalfVectors  # noqa: E402
-from graphrag.corpus import Corpus, build_corpus, corpus_for  # noqa: E402
-from graphrag.entry import parse_query  # noqa: E402
-from graphrag.hubs import build_hubs  # noqa: E402
-from graphrag.lexical import FOLDER, build_lexical, lexical_index  # noqa: E402
-from graphrag.query import run_query  # noqa: E402
-from graphrag.search import Scope, semantic_search  # noqa: E402
+from graphrag.query.entry import parse_query  # noqa: E402
+from graphrag.query.mode import run_query  # noqa: E402
+from graphrag.search.hubs import build_hubs  # noqa: E402
+from graphrag.search.searches import Scope, semantic_search  # noqa: E402
+from graphrag.snapshot import corpus as corpus_module  # noqa: E402
+from graphrag.snapshot.chunk_vectors import HalfVectors  # noqa: E402
+from graphrag.snapshot.corpus import Corpus, build_corpus, corpus_for  # noqa: E402
+from graphrag.snapshot.lexical import FOLDER, build_lexical, lexical_index  # noqa: E402
 from indexer.embed import SentenceTransformerEmbedder  # noqa: E402
 
 DIM = 384

@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.common import generated_vault, hash_embedder, indexed  # noqa: E402
-from graphrag.graph import VaultGraph  # noqa: E402
+from graphrag.snapshot.graph import VaultGraph  # noqa: E402
 from indexer import build_index, load_index  # noqa: E402
 
 

@@ -240,7 +240,7 @@ def print_watch(samples: list[dict[str, Any]], timeout: float, loads: tuple[str,
 def run(vault: Path, index_dir: Path, edits: int, timeout: float, seed: int) -> None:
     """Start a watching server on ``vault``, time the edits, print the table."""
     from graphrag.config import load_settings
-    from graphrag.live import QUIET_STEP_MS
+    from graphrag.serve.live import QUIET_STEP_MS
 
     # A note left behind by an interrupted run: remove it now; the watcher's start-up
     # update drops it from the index.

@@ -51,8 +51,8 @@ def serve(vault: str, index_dir: str, port: int, watch: bool = False) -> None:
     import uvicorn
 
     from graphrag import VaultRAG
-    from graphrag.server import create_app
-    from graphrag.server_settings import ServerSettings
+    from graphrag.config.server import ServerSettings
+    from graphrag.serve.app import create_app
 
     rag = VaultRAG.open(vault, index_dir=index_dir, embedder=RealQueryEmbedder(), update=False)
     rag.snapshot  # noqa: B018 - load the graph before accepting requests

@@ -15,8 +15,8 @@ import csv
 from pathlib import Path
 
 from graphrag import VaultRAG
-from graphrag.answer import cited
-from graphrag.batch import Item, read_records, run_batch
+from graphrag.answer.ask import cited
+from graphrag.batch.run import Item, read_records, run_batch
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -14,7 +14,7 @@ import argparse
 from pathlib import Path
 
 from graphrag import VaultRAG
-from graphrag.batch import note_items, read_records, run_batch
+from graphrag.batch.run import note_items, read_records, run_batch
 
 
 def main(argv: list[str] | None = None) -> None:

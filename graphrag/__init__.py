@@ -2,12 +2,10 @@
 
 import logging
 
-from indexer import __version__
-
-from .answer import Answer
-from .api import VaultRAG
-from .config import Settings, load_settings
-from .errors import (
+from graphrag.answer.ask import Answer
+from graphrag.api import VaultRAG
+from graphrag.config import Settings, load_settings
+from graphrag.errors import (
     AmbiguousNoteError,
     ConfigError,
     IndexBusyError,
@@ -18,9 +16,8 @@ from .errors import (
     VaultError,
     VaultRAGError,
 )
-from .filters import Filters
-from .model import GraphRAGResult, Relation
-from .query_model import (
+from graphrag.results.focus import GraphRAGResult, Relation
+from graphrag.results.query import (
     GraphSearchResult,
     Neighbour,
     NoteRecord,
@@ -28,6 +25,8 @@ from .query_model import (
     SearchHit,
     SearchResult,
 )
+from graphrag.snapshot.filters import Filters
+from indexer import __version__
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
 

@@ -1,3 +1,3 @@
-from .cli import main
+from graphrag.cli import main
 
 main()

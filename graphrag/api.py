@@ -10,6 +10,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from graphrag.answer.ask import Answer
+from graphrag.config import Settings, load_settings
+from graphrag.errors import AmbiguousNoteError, InvalidRequestError, NoteNotFoundError, VaultError
+from graphrag.results.focus import GraphRAGResult
+from graphrag.snapshot.chunk_vectors import one_torch_thread
+from graphrag.snapshot.filters import Filters
+from graphrag.snapshot.graph import VaultGraph
+from graphrag.snapshot.names import name_index
 from indexer import IndexSnapshot, IndexStats, build_index, load_index
 from indexer.build import default_index_dir
 from indexer.doctor import DoctorReport, diagnose
@@ -17,26 +25,17 @@ from indexer.embed import Embedder, make_embedder
 from indexer.store import MANIFEST, read_manifest
 from indexer.tokens import Tokenizer, get_tokenizer
 
-from .answer import Answer
-from .chunk_vectors import one_torch_thread
-from .config import Settings, load_settings
-from .errors import AmbiguousNoteError, InvalidRequestError, NoteNotFoundError, VaultError
-from .filters import Filters
-from .graph import VaultGraph
-from .model import GraphRAGResult
-from .names import name_index
-
 if TYPE_CHECKING:
     import numpy as np
 
-    from .query_model import (
+    from graphrag.results.query import (
         GraphSearchResult,
         Neighbour,
         NoteRecord,
         QueryResult,
         SearchResult,
     )
-    from .search import Scope
+    from graphrag.search.searches import Scope
 
 
 @dataclass(frozen=True)
@@ -205,7 +204,7 @@ class VaultRAG:
             exclude: uris the caller already has (paging).
             output: ``json`` or ``prompt``: the rendered form the budget is counted on.
         """
-        from .focus import focus as run_focus
+        from graphrag.focus.mode import focus as run_focus
 
         if budget is None:
             budget = self.settings.focus.default_budget
@@ -248,8 +247,8 @@ class VaultRAG:
         return vec
 
     def _search_scope(self, filters: Filters | Mapping[str, Any] | None = None) -> Scope:
-        from .corpus import corpus_for
-        from .search import Scope
+        from graphrag.search.searches import Scope
+        from graphrag.snapshot.corpus import corpus_for
 
         snapshot = self.snapshot  # once: an index update mid-call must not mix generations
         corpus = corpus_for(snapshot)
@@ -258,7 +257,7 @@ class VaultRAG:
         return Scope(snapshot.index, snapshot.graph, corpus, self.settings.query, allowed)
 
     def _vector(self, scope: Scope, text: str) -> np.ndarray:
-        from .errors import IndexStaleError
+        from graphrag.errors import IndexStaleError
 
         vec = self.embed_query(text)
         if scope.corpus.chunk_count and vec.shape[0] != scope.corpus.dim:
@@ -292,8 +291,8 @@ class VaultRAG:
             output: ``json`` or ``prompt``: which rendered form the budget counts.
             now: epoch seconds used for recency (tests pass a fixed time).
         """
-        from .entry import parse_query
-        from .query import run_query
+        from graphrag.query.entry import parse_query
+        from graphrag.query.mode import run_query
 
         parsed = parse_query(_question(question))
         budget = self.settings.query.default_budget if budget is None else budget
@@ -322,7 +321,7 @@ class VaultRAG:
         self, query: str, top_k: int | None = None, filters: Any = None
     ) -> SearchResult:
         """Notes ranked by their best chunk's cosine similarity to ``query``."""
-        from .search import semantic_search
+        from graphrag.search.searches import semantic_search
 
         scope = self._search_scope(filters)
         text = _question(query)
@@ -332,7 +331,7 @@ class VaultRAG:
         self, query: str, top_k: int | None = None, filters: Any = None
     ) -> SearchResult:
         """Notes ranked by BM25 over title, aliases and text (stemmed); no model needed."""
-        from .search import lexical_search
+        from graphrag.search.searches import lexical_search
 
         return lexical_search(self._search_scope(filters), _question(query), self._top_k(top_k))
 
@@ -340,7 +339,7 @@ class VaultRAG:
         self, query: str, top_k: int | None = None, filters: Any = None
     ) -> SearchResult:
         """Vector, lexical and graph rankings fused by reciprocal rank fusion."""
-        from .search import hybrid_search
+        from graphrag.search.searches import hybrid_search
 
         scope = self._search_scope(filters)
         text = _question(query)
@@ -350,7 +349,7 @@ class VaultRAG:
         self, query: str, top_k: int | None = None, filters: Any = None
     ) -> SearchResult:
         """Find the relevant folders, tags and hub notes first, then search under them."""
-        from .hubs import hierarchical_search
+        from graphrag.search.hubs import hierarchical_search
 
         scope = self._search_scope(filters)
         text = _question(query)
@@ -360,7 +359,7 @@ class VaultRAG:
         self, query: str, top_k: int | None = None, hops: int = 1, filters: Any = None
     ) -> GraphSearchResult:
         """``top_k`` vector anchors and what ``hops`` steps reach: ``{focus, parents, children}``."""
-        from .search import graph_search
+        from graphrag.search.searches import graph_search
 
         if hops < 0:
             raise InvalidRequestError("hops", f"must be >= 0, got {hops}")
@@ -370,14 +369,14 @@ class VaultRAG:
 
     def get_note(self, note: str) -> NoteRecord:
         """One note (uri, path, title or alias): metadata, properties, neighbours, text."""
-        from .lookup import note_record
+        from graphrag.search.lookup import note_record
 
         snapshot = self.snapshot
         return note_record(snapshot.index, snapshot.graph, self.resolve_note(note, snapshot.graph))
 
     def neighbors(self, note: str, direction: str = "both") -> list[Neighbour]:
         """A note's parent and link targets (``out``), children and backlinks (``in``), or both."""
-        from .lookup import neighbour_list
+        from graphrag.search.lookup import neighbour_list
 
         graph = self.graph
         return neighbour_list(graph, self.resolve_note(note, graph), direction)
@@ -435,7 +434,7 @@ class VaultRAG:
             on_chunk: called with each piece of the answer as it streams in.
             dry_run: build the prompt, send nothing (the answer text is empty).
         """
-        from .answer import ask
+        from graphrag.answer.ask import ask
 
         return ask(
             self,

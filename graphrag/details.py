@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from graphrag.budget import ELLIPSIS, truncate
+from graphrag.snapshot.corpus import Corpus
 from indexer.load import ChunkRow, IndexSnapshot
-
-from .budget import ELLIPSIS, truncate
-from .corpus import Corpus
 
 GAP = f"\n\n{ELLIPSIS}\n\n"
 RELATIVE_FLOOR = 0.5  # a chunk must score at least half the note's best chunk

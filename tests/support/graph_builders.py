@@ -20,8 +20,8 @@ from datetime import UTC, datetime
 
 import networkx as nx
 
-from graphrag.focus_settings import FocusSettings
-from graphrag.graph import VaultGraph
+from graphrag.config.focus import FocusSettings
+from graphrag.snapshot.graph import VaultGraph
 
 NOW = datetime(2024, 6, 1, tzinfo=UTC).timestamp()
 DEFAULT_CREATED = "2024-05-01"
@@ -107,7 +107,7 @@ def synthetic(notes: int, seed: int = 0) -> VaultGraph:
     import itertools
     import random
 
-    from graphrag.graph import NodeInfo, OutLink
+    from graphrag.snapshot.graph import NodeInfo, OutLink
 
     rng = random.Random(seed)
     words = [

@@ -13,7 +13,7 @@ from typing import Any
 
 from graphrag.api import VaultRAG
 from graphrag.config import load_settings
-from graphrag.query_render import doc_json
+from graphrag.query.render import doc_json
 from tests.support.fakes import HashEmbedder
 from tests.support.files import write
 

@@ -1,0 +1,287 @@
+"""``vault-graphrag ask`` and ``vault-graphrag batch``: answers and batch jobs with a model.
+
+Thin like the rest of the CLI: parse options, call ``VaultRAG.ask`` or
+``batch.run_batch``, print. Registered in ``cli.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+import click
+
+from graphrag.api import VaultRAG
+from graphrag.batch.run import MODES, BatchStats, Item, note_items, read_items, run_batch
+from graphrag.config import load_settings
+from graphrag.config.llm import get_model, model_name, read_prompt_file
+from graphrag.errors import VaultRAGError
+
+
+def _errors(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Our errors become one-line messages with a non-zero exit, never tracebacks."""
+
+    @wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except VaultRAGError as exc:
+            raise click.ClickException(str(exc)) from exc
+
+    return wrapper
+
+
+_vault = click.option(
+    "--vault",
+    required=True,
+    type=click.Path(exists=True, file_okay=False),
+    help="The vault folder (or an index folder).",
+)
+_index_dir = click.option(
+    "--index-dir", type=click.Path(file_okay=False), help="Where the index lives."
+)
+_config = click.option(
+    "--config", type=click.Path(exists=True, dir_okay=False), help="A TOML settings file."
+)
+_model = click.option(
+    "-m", "--model", help="An llm model id or alias (default: [llm] model). `llm models` lists them."
+)
+_options = click.option(
+    "-o",
+    "--option",
+    "options",
+    type=(str, str),
+    multiple=True,
+    help="A model option, e.g. -o temperature 0.2 (repeatable; over [llm] options).",
+)
+_system = click.option(
+    "--system",
+    type=click.Path(exists=True, dir_okay=False),
+    help="A file whose text replaces the built-in system prompt.",
+)
+_seed = click.option("--seed", type=int, help="Make the retrieval reproducible.")
+
+
+@click.command()
+@click.argument("question")
+@_vault
+@_index_dir
+@_config
+@_model
+@_options
+@click.option("--budget", type=click.IntRange(min=0), help="Tokens for the context.")
+@_seed
+@_system
+@click.option("--prompt-only", is_flag=True, help="Print the exact prompt; send nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print answer, sources, prompt, context.")
+@_errors
+def ask(
+    question: str,
+    vault: str,
+    index_dir: str | None,
+    config: str | None,
+    model: str | None,
+    options: tuple[tuple[str, str], ...],
+    budget: int | None,
+    seed: int | None,
+    system: str | None,
+    prompt_only: bool,
+    as_json: bool,
+) -> None:
+    """Answer QUESTION from the vault with a language model, citing notes as [[links]].
+
+    Builds the query-mode context, sends one prompt (a system prompt explaining
+    the notes, their relations and the citation rule; the context; the
+    question), streams the answer, then lists the sources as [[uri]] links.
+    The model is -m or [llm] model; with neither, nothing is sent.
+
+    \b
+    vault-graphrag ask "Which huts have a spring nearby?" --vault ~/Notes -m llama3.2
+    vault-graphrag ask "What did I plan for May?" --vault ~/Notes --prompt-only
+    llm install llm-ollama   # then -m any model `ollama list` shows, kept local
+    """
+    settings = load_settings(config)
+    system_text = read_prompt_file(system) if system else None
+    chosen = None
+    if not prompt_only:  # resolve first: an unconfigured model fails before any work
+        chosen = get_model(model_name(settings.llm, model))
+    rag = VaultRAG.open(vault, settings=settings, index_dir=index_dir)
+    stream = None if as_json or prompt_only else lambda chunk: click.echo(chunk, nl=False)
+    answer = rag.ask(
+        question,
+        model=chosen,
+        budget=budget,
+        seed=seed,
+        system=system_text,
+        options=dict(options),
+        on_chunk=stream,
+        dry_run=prompt_only,
+    )
+    if prompt_only:
+        click.echo(answer.prompt.text(), nl=False)
+    elif as_json:
+        click.echo(json.dumps(answer.to_json(), indent=2, ensure_ascii=False))
+    else:
+        click.echo("\n\nSources:" if answer.sources else "\n\n(no notes matched)")
+        for uri, _title in answer.sources:
+            click.echo(f"- [[{uri}]]")
+
+
+@click.command()
+@click.argument("input_file", required=False, type=click.Path(exists=True, dir_okay=False))
+@_vault
+@_index_dir
+@_config
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help="JSON Lines output.")
+@click.option(
+    "--mode",
+    type=click.Choice(["auto", *MODES]),
+    help="auto (default with INPUT): query lines -> query, note lines -> focus.",
+)
+@click.option("--folder", multiple=True, help="Without INPUT: every note under this folder.")
+@click.option("--tag", multiple=True, help="Without INPUT: every note with this tag.")
+@_model
+@_options
+@click.option("--no-model", is_flag=True, help="Contexts and prompts only, even with [llm] model.")
+@click.option("--budget", type=click.IntRange(min=0), help="Tokens for each context.")
+@_seed
+@_system
+@click.option(
+    "--workers", type=click.IntRange(min=0), default=1, show_default=True,
+    help="Retrieval processes (0: one per core).",
+)
+@click.option(
+    "--model-workers", type=click.IntRange(min=1), default=1, show_default=True,
+    help="Model calls at once (raise it for hosted APIs).",
+)
+@click.option("--retry-errors", is_flag=True, help="Run again the items that failed before.")
+@click.option("--progress/--no-progress", default=None, help="Progress bar (default: on a tty).")
+@_errors
+def batch(
+    input_file: str | None,
+    vault: str,
+    index_dir: str | None,
+    config: str | None,
+    out: str,
+    mode: str | None,
+    folder: tuple[str, ...],
+    tag: tuple[str, ...],
+    model: str | None,
+    options: tuple[tuple[str, str], ...],
+    no_model: bool,
+    budget: int | None,
+    seed: int | None,
+    system: str | None,
+    workers: int,
+    model_workers: int,
+    retry_errors: bool,
+    progress: bool | None,
+) -> None:
+    """Contexts, prompts and (with a model) answers or summaries for many items, into OUT.
+
+    INPUT is JSON Lines: {"id": 1, "query": "..."} or {"id": "a", "note": "..."}
+    (focus lines may add "question"). Without INPUT, --folder/--tag pick notes
+    (id = uri) and the mode defaults to summarise. Each OUT line holds the id, the
+    context JSON, the prompt, the answer or summary, timing and any error.
+    Resumable: ids already in OUT are skipped, so after Ctrl-C run it again.
+
+    \b
+    vault-graphrag batch questions.jsonl --vault ~/Notes --out answers.jsonl -m llama3.2
+    vault-graphrag batch --folder Projects --vault ~/Notes --out sums.jsonl -m llama3.2
+    vault-graphrag batch notes.jsonl --mode focus --vault ~/Notes --out ctx.jsonl --workers 2
+    """
+    settings = load_settings(config)
+    if bool(input_file) == bool(folder or tag):
+        raise click.UsageError("give INPUT, or --folder/--tag to pick notes (not both)")
+    if not input_file and mode in ("auto", "query"):
+        raise click.UsageError("--folder/--tag pick notes: use --mode summarise or focus")
+    name = None if no_model else model_name(settings.llm, model)
+    chosen = get_model(name) if name else None  # fail fast on an unknown model
+    system_text = read_prompt_file(system) if system else None
+    rag = VaultRAG.open(vault, settings=settings, index_dir=index_dir)
+    items: list[Item] = (
+        read_items(input_file, mode or "auto")
+        if input_file
+        else note_items(rag, folder, tag, mode or "summarise")
+    )
+    if not items:
+        where = "the input file" if input_file else "--folder/--tag"
+        raise click.ClickException(f"nothing to do: no items in {where}")
+    bar = _Bar(sys.stderr.isatty() if progress is None else progress)
+    try:
+        stats = run_batch(
+            rag,
+            items,
+            out,
+            model=chosen,
+            options=dict(options),
+            budget=budget,
+            seed=seed,
+            system=system_text,
+            workers=workers or _cores(),
+            model_workers=model_workers,
+            retry_errors=retry_errors,
+            progress=bar.update,
+            notify=bar.message,
+        )
+    except KeyboardInterrupt:
+        bar.close()
+        click.echo(f"interrupted; {out} holds whole lines only: run again to continue", err=True)
+        sys.exit(130)
+    bar.close()
+    click.echo(_summary(stats, out), err=True)
+    if stats.interrupted:
+        sys.exit(130)
+
+
+def _cores() -> int:
+    import os
+
+    return os.cpu_count() or 1
+
+
+def _summary(stats: BatchStats, out: str) -> str:
+    model = f" with {stats.model}" if stats.model else " (no model: contexts and prompts)"
+    text = (
+        f"{stats.done} written to {out}{model}, {stats.errors} with errors, "
+        f"{stats.skipped} already there; {stats.seconds:.1f} s, {stats.rate:.1f}/s"
+    )
+    if stats.interrupted:
+        text += f"\ninterrupted with {stats.total - stats.done - stats.skipped} to go: run again"
+    return text
+
+
+class _Bar:
+    """tqdm on stderr (rate and ETA); errors print above it as they happen."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.bar: Any = None
+
+    def update(self, counts: dict[str, Any]) -> None:
+        error = counts.get("lastError")
+        if error:
+            self.message(f"error: {error}")
+        if not self.enabled:
+            return
+        if self.bar is None:
+            from tqdm import tqdm
+
+            todo = counts["total"] - counts["skipped"]
+            self.bar = tqdm(total=todo, unit="item", file=sys.stderr, dynamic_ncols=True)
+        self.bar.update(counts["done"] - self.bar.n)
+        if counts["errors"]:
+            self.bar.set_postfix(errors=counts["errors"], refresh=False)
+
+    def message(self, text: str) -> None:
+        if self.bar is not None:
+            self.bar.write(text, file=sys.stderr)
+        else:
+            click.echo(text, err=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()

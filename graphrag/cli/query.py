@@ -1,0 +1,295 @@
+"""``vault-graphrag query``, ``search`` and ``eval``: questions over a vault.
+
+Thin like the rest of the CLI: parse options, call one ``VaultRAG`` method (or
+``evaluate.run_eval``), print. Registered in ``cli.py``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+import click
+
+from graphrag.api import VaultRAG
+from graphrag.config import load_settings
+from graphrag.errors import VaultRAGError
+
+MODES = ("semantic", "lexical", "hybrid", "graph", "hierarchical")
+
+
+def _errors(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Our errors become one-line messages with a non-zero exit, never tracebacks."""
+
+    @wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except VaultRAGError as exc:
+            raise click.ClickException(str(exc)) from exc
+
+    return wrapper
+
+
+def _open(vault: str, index_dir: str | None, config: str | None) -> VaultRAG:
+    return VaultRAG.open(vault, settings=load_settings(config), index_dir=index_dir)
+
+
+def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """--vault, --index-dir, --config and the filters, shared by query and search."""
+    options = [
+        click.option(
+            "--vault",
+            required=True,
+            type=click.Path(exists=True, file_okay=False),
+            help="The vault folder (or an index folder).",
+        ),
+        click.option(
+            "--index-dir", type=click.Path(file_okay=False), help="Where the index lives."
+        ),
+        click.option(
+            "--config", type=click.Path(exists=True, dir_okay=False), help="A TOML settings file."
+        ),
+        click.option(
+            "--folder", multiple=True, help="Only notes in this folder (repeatable: any)."
+        ),
+        click.option("--tag", multiple=True, help="Only notes with this tag (repeatable: all)."),
+        click.option(
+            "--property",
+            "prop",
+            multiple=True,
+            metavar="KEY[=VALUE]",
+            help="Only notes whose front matter has KEY (=VALUE) (repeatable: all).",
+        ),
+        click.option("--created", metavar="FROM..TO", help="Created in this date range."),
+        click.option("--modified", metavar="FROM..TO", help="Modified in this date range."),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def _filters(
+    folder: tuple[str, ...],
+    tag: tuple[str, ...],
+    prop: tuple[str, ...],
+    created: str | None,
+    modified: str | None,
+) -> dict[str, Any]:
+    return {"folder": folder, "tag": tag, "prop": prop, "created": created, "modified": modified}
+
+
+@click.command()
+@click.argument("question")
+@_common
+@click.option("--budget", type=click.IntRange(min=0), help="Tokens for all notes returned.")
+@click.option("--json", "fmt", flag_value="json", default=True, help="JSON output (default).")
+@click.option("--prompt", "fmt", flag_value="prompt", help="The CONTEXT: prompt for an LLM.")
+@click.option("--seed", type=int, help="Make the result reproducible.")
+@click.option("--explain", is_flag=True, help="Add score parts, paths and left-out notes.")
+@_errors
+def query(
+    question: str,
+    vault: str,
+    index_dir: str | None,
+    config: str | None,
+    folder: tuple[str, ...],
+    tag: tuple[str, ...],
+    prop: tuple[str, ...],
+    created: str | None,
+    modified: str | None,
+    budget: int | None,
+    fmt: str,
+    seed: int | None,
+    explain: bool,
+) -> None:
+    """The notes that best answer QUESTION, and how they relate, under a token budget.
+
+    Entry notes come from vector, lexical, #tag and title matches; related notes
+    from the graph around them. The budget covers both. The index is updated
+    first if the vault changed.
+
+    \b
+    vault-graphrag query "Who runs the aging cellar?" --vault sample_vault --budget 2000
+    vault-graphrag query "#project status" --vault sample_vault --prompt --seed 1
+    vault-graphrag query "salt" --vault sample_vault --folder Dairy --created 2019..2020
+    """
+    rag = _open(vault, index_dir, config)
+    result = rag.query(
+        question,
+        budget=budget,
+        seed=seed,
+        explain=explain,
+        filters=_filters(folder, tag, prop, created, modified),
+        output=fmt,
+    )
+    if result.message:
+        click.echo(result.message, err=True)
+    if fmt == "prompt":
+        from graphrag.query.render import render_prompt
+
+        click.echo(render_prompt(result), nl=False)
+    else:
+        click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+
+
+@click.command()
+@click.argument("text")
+@_common
+@click.option(
+    "--mode",
+    type=click.Choice(MODES),
+    default="hybrid",
+    show_default=True,
+    help="semantic (vectors), lexical (BM25), hybrid (both fused by RRF), graph or hierarchical.",
+)
+@click.option("-k", "--top-k", type=click.IntRange(min=1), help="How many notes (default 10).")
+@click.option(
+    "--hops",
+    type=click.IntRange(min=0),
+    default=1,
+    show_default=True,
+    help="graph mode: steps from the anchors.",
+)
+@click.option("--json", "as_json", is_flag=True, help="JSON output.")
+@_errors
+def search(
+    text: str,
+    vault: str,
+    index_dir: str | None,
+    config: str | None,
+    folder: tuple[str, ...],
+    tag: tuple[str, ...],
+    prop: tuple[str, ...],
+    created: str | None,
+    modified: str | None,
+    mode: str,
+    top_k: int | None,
+    hops: int,
+    as_json: bool,
+) -> None:
+    """Notes matching TEXT: by meaning, words, both fused, graph or hub-first.
+
+    \b
+    vault-graphrag search "brine strength" --vault sample_vault --mode lexical -k 5
+    vault-graphrag search "goat bells" --vault sample_vault --mode graph --hops 1 --json
+    vault-graphrag search "cheese aging" --vault sample_vault --mode hierarchical --tag dairy
+    """
+    rag = _open(vault, index_dir, config)
+    filters = _filters(folder, tag, prop, created, modified)
+    if mode == "graph":
+        result: Any = rag.graph_search(text, top_k=top_k, hops=hops, filters=filters)
+    else:
+        method = getattr(rag, f"{mode}_search")
+        result = method(text, top_k=top_k, filters=filters)
+    if as_json:
+        click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+        return
+    data = result.to_json()
+    if mode == "graph":
+        for key in ("focus", "parents", "children"):
+            click.echo(f"{key}:")
+            for item in data[key]:
+                click.echo(f"  {item['title']} ({item['uri']})")
+        return
+    if data.get("hubs") is not None:
+        click.echo("hubs: " + (", ".join(data["hubs"]) or "none (searched everything)"))
+    if data.get("message"):
+        click.echo(data["message"], err=True)
+    for n, hit in enumerate(data["results"], start=1):
+        click.echo(f"{n:>2}. {hit['score']:.4f}  {hit['title']} ({hit['uri']})")
+        if hit.get("snippet"):
+            where = f"{hit['heading']}: " if hit.get("heading") else ""
+            click.echo(f"    {where}{hit['snippet']}")
+
+
+class BudgetList(click.ParamType):
+    """``2000`` or ``1000,2000,4000``: token budgets, each a whole number >= 0."""
+
+    name = "BUDGET[,BUDGET...]"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> tuple[int, ...]:
+        if isinstance(value, tuple):
+            return value
+        out = []
+        for part in str(value).split(","):
+            part = part.strip()
+            try:
+                budget = int(part)
+            except ValueError:
+                self.fail(
+                    f"{part!r} is not a whole number (use e.g. 2000 or 1000,2000,4000)", param, ctx
+                )
+            if budget < 0:
+                self.fail(f"{budget} is negative", param, ctx)
+            out.append(budget)
+        return tuple(out)
+
+
+@click.command(name="eval")
+@click.argument("questions", type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--vault",
+    required=True,
+    type=click.Path(exists=True, file_okay=False),
+    help="The vault folder (or an index folder).",
+)
+@click.option("--index-dir", type=click.Path(file_okay=False), help="Where the index lives.")
+@click.option(
+    "--config", type=click.Path(exists=True, dir_okay=False), help="A TOML settings file."
+)
+@click.option(
+    "--budget",
+    "budgets",
+    type=BudgetList(),
+    multiple=True,
+    help="Token budgets: one, or a comma list (1000,2000,4000); repeatable. Default 1000, 2000, 4000.",
+)
+@click.option(
+    "--system", "systems", multiple=True, help="graphrag, vector or bm25 (repeatable; default all)."
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed for query mode.")
+@click.option("--markdown", is_flag=True, help="A Markdown table instead of columns.")
+@click.option("--json", "as_json", is_flag=True, help="Every outcome as JSON.")
+@click.option("--misses", type=int, metavar="BUDGET", help="Also list missed gold notes at BUDGET.")
+@_errors
+def evaluate(
+    questions: str,
+    vault: str,
+    index_dir: str | None,
+    config: str | None,
+    budgets: tuple[tuple[int, ...], ...],
+    systems: tuple[str, ...],
+    seed: int,
+    markdown: bool,
+    as_json: bool,
+    misses: int | None,
+) -> None:
+    """Recall of the gold notes in each system's context, on a JSONL question set.
+
+    \b
+    vault-graphrag eval benchmarks/qa/sample_vault.jsonl --vault sample_vault
+    vault-graphrag eval benchmarks/qa/sample_vault.jsonl --vault sample_vault --budget 2000 --misses 2000
+    vault-graphrag eval benchmarks/qa/sample_vault.jsonl --vault sample_vault --budget 1000,2000,4000
+    """
+    from graphrag.eval import report as eval_report
+    from graphrag.eval import run as ev
+    rag = _open(vault, index_dir, config)
+    report = ev.run_eval(
+        rag,
+        questions,
+        budgets=tuple(b for group in budgets for b in group) or ev.DEFAULT_BUDGETS,
+        systems=systems or ev.SYSTEMS,
+        seed=seed,
+    )
+    if as_json:
+        click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+        return
+    click.echo(eval_report.render_markdown(report) if markdown else eval_report.render_text(report), nl=False)
+    if misses is not None:
+        click.echo()
+        click.echo(eval_report.render_misses(report, misses), nl=False)

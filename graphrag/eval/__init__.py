@@ -1,0 +1,1 @@
+"""Retrieval quality on a question set, against graph-free baselines, and its reports."""

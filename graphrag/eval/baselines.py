@@ -1,0 +1,155 @@
+"""Graph-free retrieval baselines, for measuring what the graph adds.
+
+Both rank whole notes, then pack them in rank order under the token budget
+the way query mode packs its related notes: the same rendered form (the
+compact JSON of a ``QueryNote``), the same query-aware details (the note's
+best chunks for the question, ``[focus] truncate_length`` characters), the
+same token counter and the same ``max_documents`` cap. So a difference in
+recall comes from which notes are ranked first, not from how much text fits.
+Baseline notes are rendered as related notes, the cheapest form query mode
+has (its entry notes also carry link lists), which if anything favours the
+baselines.
+
+* vector: a note scores its best chunk's cosine similarity to the question:
+  the same vectors and the same best-chunk rule as query mode's vector entries
+  (``Corpus.note_sims``), for all questions in one matrix product.
+* bm25: query mode's lexical index (``lexical.py``: BM25 over title, aliases
+  and body, stop words removed, Snowball stemming). Notes sharing no term
+  with the question score 0 and are not returned: a keyword search does not
+  find them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from graphrag.budget import MIN_NOTE_TOKENS, TokenCounter
+from graphrag.details import query_details
+from graphrag.focus.mode import related_note
+from graphrag.focus.traverse import Candidate
+from graphrag.query.render import doc_json
+from graphrag.results.focus import Relation, UriAndTitle
+from graphrag.results.query import QueryNote
+from graphrag.snapshot.corpus import Corpus
+from graphrag.snapshot.graph import VaultGraph
+from graphrag.snapshot.lexical import lexical_index
+from indexer.load import IndexSnapshot
+
+
+@dataclass(frozen=True, slots=True)
+class Packed:
+    """What a baseline hands the model for one question: notes in rank order."""
+
+    uris: tuple[str, ...]
+    tokens: int
+
+
+# -- rankings -----------------------------------------------------------------------------
+def note_scores(corpus: Corpus, queries: np.ndarray) -> np.ndarray:
+    """(n_queries, n_notes): each note's best chunk cosine; -1 for notes without chunks.
+
+    One matrix product for every question (numpy's BLAS path, so faiss's slow
+    batched path under ``distance_compute_blas_threshold`` never comes up), then
+    a per-note maximum over its contiguous block of chunk rows.
+    """
+    queries = np.atleast_2d(np.asarray(queries, dtype=np.float32))
+    out = np.full((len(queries), len(corpus)), -1.0, dtype=np.float32)
+    has_chunks = np.flatnonzero(corpus.chunk_start[1:] > corpus.chunk_start[:-1])
+    if len(has_chunks) and len(corpus.matrix):
+        chunk_scores = queries @ corpus.matrix.T
+        starts = corpus.chunk_start[has_chunks]
+        out[:, has_chunks] = np.maximum.reduceat(chunk_scores, starts, axis=1)
+    return out
+
+
+def rank_by_vector(corpus: Corpus, queries: np.ndarray) -> list[list[str]]:
+    """Per query, every note that has a chunk, best chunk first (ties by uri)."""
+    out = []
+    for row in note_scores(corpus, queries):
+        keep = np.flatnonzero(row > -1.0)
+        # lexsort's last key is the primary one; corpus order is uri order.
+        order = keep[np.lexsort((keep, -row[keep]))]
+        out.append([corpus.uris[i] for i in order])
+    return out
+
+
+def rank_by_bm25(corpus: Corpus, questions: Sequence[str], language: str) -> list[list[str]]:
+    """Per question, the notes sharing a term with it, best BM25 first (ties by uri)."""
+    index = lexical_index(corpus, language)
+    out = []
+    for text in questions:
+        scores = index.score(text, len(corpus)).scores
+        keep = np.flatnonzero(scores > 0)
+        order = keep[np.lexsort((keep, -scores[keep]))]
+        out.append([corpus.uris[i] for i in order])
+    return out
+
+
+# -- packing ------------------------------------------------------------------------------
+def context_note(
+    index: IndexSnapshot,
+    graph: VaultGraph,
+    corpus: Corpus,
+    uri: str,
+    chunk_scores: np.ndarray,
+    truncate_length: int,
+) -> QueryNote:
+    """A ranked note in query mode's related-note form; it is its own "entry"."""
+    details, cut = query_details(index, corpus, uri, chunk_scores, truncate_length)
+    # No graph path led here: the note was found by its own match (relation Self).
+    cand = Candidate(uri, 0, (), (), uri, Relation.Self, 0)
+    note = related_note(graph, cand, details, cut)
+    me = UriAndTitle(uri, note.title)
+    return QueryNote(note=note, focus=me, shared_tags=(), distance=0, path=(me,))
+
+
+def pack(
+    ranked: Iterable[str],
+    budget: int,
+    build: Callable[[str], QueryNote],
+    tokenizer: TokenCounter,
+    max_documents: int,
+) -> Packed:
+    """Take notes in rank order while each one's rendered form fits what is left.
+
+    Like query mode: a note too big for what is left is skipped and the next one
+    tried; packing stops when less than the smallest possible note is left or
+    ``max_documents`` notes are in.
+    """
+    used = 0
+    chosen: list[str] = []
+    for uri in ranked:
+        if len(chosen) >= max_documents or budget - used < MIN_NOTE_TOKENS:
+            break
+        tokens = tokenizer.count(doc_json(build(uri)))
+        if tokens <= budget - used:
+            chosen.append(uri)
+            used += tokens
+    return Packed(tuple(chosen), used)
+
+
+class NoteBuilder:
+    """Builds (and caches) one question's rendered notes: several budgets reuse them."""
+
+    def __init__(
+        self,
+        index: IndexSnapshot,
+        graph: VaultGraph,
+        corpus: Corpus,
+        chunk_scores: np.ndarray,
+        truncate_length: int,
+    ) -> None:
+        self.args = (index, graph, corpus)
+        self.chunk_scores = chunk_scores
+        self.truncate_length = truncate_length
+        self._cache: dict[str, QueryNote] = {}
+
+    def __call__(self, uri: str) -> QueryNote:
+        note = self._cache.get(uri)
+        if note is None:
+            note = context_note(*self.args, uri, self.chunk_scores, self.truncate_length)
+            self._cache[uri] = note
+        return note

@@ -1,0 +1,76 @@
+"""Evaluation reports: the recall / all-gold table as Markdown or text, and the misses."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from graphrag.eval.run import ALL, EvalReport
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}"
+
+
+def table(report: EvalReport) -> tuple[list[str], list[list[str]]]:
+    """Header and rows: per budget and system, recall and all-gold per type, tokens."""
+    types = (*report.types, ALL)
+    counts = {t: len(report.outcomes_for(report.systems[0], report.budgets[0], t)) for t in types}
+    header = ["budget", "system"]
+    header += [f"recall {t} (n={counts[t]})" for t in types]
+    header += [f"all-gold {t}" for t in types]
+    header += ["tokens used"]
+    rows = []
+    for budget in report.budgets:
+        for system in report.systems:
+            cells = [report.row(system, budget, t) for t in types]
+            rows.append(
+                [str(budget), system]
+                + [_pct(c.recall) for c in cells]
+                + [_pct(c.all_gold) for c in cells]
+                + [f"{cells[-1].tokens:.0f}"]
+            )
+    return header, rows
+
+
+def render_markdown(report: EvalReport) -> str:
+    """A Markdown table; recall and all-gold in percent, tokens as a mean per question."""
+    header, rows = table(report)
+    align = ["---:", "---"] + ["---:"] * (len(header) - 2)
+    lines = [_md_row(header), _md_row(align)] + [_md_row(r) for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def render_text(report: EvalReport) -> str:
+    """The same table in fixed-width columns, for a terminal."""
+    header, rows = table(report)
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(
+            c.ljust(w) if i == 1 else c.rjust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
+
+    return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, rows)]) + "\n"
+
+
+def render_misses(report: EvalReport, budget: int) -> str:
+    """Markdown: per question, the gold notes each system missed at ``budget``."""
+    header = ["id", "type", *report.systems]
+    lines = [_md_row(header), _md_row(["---"] * len(header))]
+    by_key = {(o.question.id, o.system): o for o in report.outcomes if o.budget == budget}
+    for q in report.questions:
+        cells = []
+        for s in report.systems:
+            o = by_key.get((q.id, s))
+            cells.append(
+                "—"
+                if o is None
+                else ("ok" if o.all_gold else ", ".join(f"`{m}`" for m in o.missing))
+            )
+        lines.append(_md_row([q.id, q.type, *cells]))
+    return "\n".join(lines) + "\n"
+
+
+def _md_row(cells: Sequence[str]) -> str:
+    return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"

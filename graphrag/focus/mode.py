@@ -1,0 +1,243 @@
+"""Focus mode: a note and a token budget -> the note and its most relevant context.
+
+Pipeline (DESIGN section 4): build the focus note with its complete lists, run
+the capped BFS, score every candidate, select by score under the budget.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, replace
+
+from graphrag.budget import NOTE_OVERHEAD_TOKENS, TokenCounter, select, truncate
+from graphrag.config.focus import FocusSettings
+from graphrag.errors import NoteNotFoundError
+from graphrag.focus.relations import INBOUND, OBJECT
+from graphrag.focus.render import note_renderer, path_text
+from graphrag.focus.score import ScoreParts, score
+from graphrag.focus.selectors import Selector
+from graphrag.focus.traverse import Candidate, traverse
+from graphrag.results.focus import (
+    Explain,
+    FocusNote,
+    GraphRAGResult,
+    OutboundLink,
+    RelatedNote,
+    SkippedNote,
+    UriAndTitle,
+)
+from graphrag.snapshot.graph import VaultGraph
+
+
+def focus(
+    graph: VaultGraph,
+    uri: str,
+    budget: int,
+    settings: FocusSettings,
+    tokenizer: TokenCounter,
+    seed: int | None = None,
+    explain: bool = False,
+    exclude: Collection[str] = (),
+    now: float | None = None,
+    *,
+    output: str = "json",
+    selector: Selector | None = None,
+) -> GraphRAGResult:
+    """Retrieve ``uri`` and the related notes that fit in ``budget`` tokens.
+
+    Args:
+        budget: tokens for the related notes; the focus note is not counted.
+        seed: makes the result reproducible byte for byte; ``None`` varies per run.
+        explain: add per-note scores and paths, and the list of skipped notes.
+        exclude: uris the caller already has (paging): traversed through, never emitted.
+        now: epoch seconds used for recency (tests pass a fixed time).
+        output: ``json`` or ``prompt``: which rendered form the budget counts.
+        selector: how capped children/backlinks are chosen (default: at random).
+    """
+    if not graph.is_traversable(uri):  # missing, or a ghost / attachment: nothing to focus on
+        raise NoteNotFoundError(uri, [])
+    now = time.time() if now is None else now
+    rng = random.Random(seed)
+    focus_note = build_focus_note(graph, uri)
+    render = note_renderer(output, focus_note)  # fail on a bad format before any work
+    excluded = frozenset(exclude)
+    texts: dict[str, tuple[str, bool]] = {}
+
+    def truncated(note: str) -> tuple[str, bool]:
+        if note not in texts:
+            texts[note] = truncate(graph.details(note), settings.truncate_length)
+        return texts[note]
+
+    def emittable(note: str) -> bool:
+        if note in excluded:
+            return False
+        kind = graph.info(note).kind
+        return kind == "note" or (kind == "folder" and settings.emit_virtual_notes)
+
+    detail_tokens: dict[str, int] = {}
+
+    def estimated(note: str) -> int:
+        detail_tokens[note] = tokenizer.count(truncated(note)[0])
+        return detail_tokens[note] + NOTE_OVERHEAD_TOKENS
+
+    def at_least(p: _Pending) -> int:
+        # A lower bound on the rendered size, without tokenizing when it can be
+        # avoided: the details' count if the traversal already took it, else their
+        # number of whitespace-separated words (cl100k never joins two of those
+        # into one token). The wrapping (uri, title, relation...) only adds to it.
+        known = detail_tokens.get(p.uri)
+        return known if known is not None else len(truncated(p.uri)[0].split())
+
+    walk = traverse(
+        graph,
+        [uri],
+        settings,
+        rng,
+        budget=budget,
+        estimate=estimated,
+        emittable=emittable,
+        free=excluded.__contains__,
+        selector=selector,
+    )
+    # Score in discovery order so the jitter draws do not depend on sorting.
+    scored = [
+        _Pending(
+            c.uri,
+            graph.info(c.uri).title,
+            c,
+            score(c.relation, c.depth, _created(graph, c.uri), now, settings, rng),
+        )
+        for c in walk.candidates
+        if emittable(c.uri)
+    ]
+    scored.sort(key=lambda p: -p.parts.total)
+    notes: dict[str, RelatedNote] = {}
+
+    def materialize(p: _Pending) -> RelatedNote:
+        if p.uri not in notes:
+            text, cut = truncated(p.uri)
+            note = related_note(graph, p.cand, text, cut)
+            if explain:
+                path = path_text(focus_note.title, note)
+                note = replace(note, explain=_explain(p.parts, p.cand, path))
+            notes[p.uri] = note
+        return notes[p.uri]
+
+    chosen = select(
+        scored,
+        budget,
+        lambda p: render(materialize(p)),
+        tokenizer,
+        # With explain every size is measured, so the skipped list is exact.
+        at_least=None if explain else at_least,
+    )
+    skipped = None
+    if explain:
+        capped = tuple(SkippedNote(c.uri, graph.info(c.uri).title, "cap") for c in walk.dropped)
+        skipped = chosen.skipped + capped
+    return GraphRAGResult(
+        focus_note=focus_note,
+        related_notes=tuple(materialize(p) for p in chosen.selected),
+        tokens_used=chosen.tokens_used,
+        budget=budget,
+        skipped=skipped,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Pending:
+    """A scored candidate, turned into a ``RelatedNote`` only when it is measured."""
+
+    uri: str
+    title: str
+    cand: Candidate
+    parts: ScoreParts
+
+
+def _ut(graph: VaultGraph, uri: str) -> UriAndTitle:
+    node = graph.nodes.get(uri)
+    return UriAndTitle(uri, node.title if node else uri.rsplit("/", 1)[-1])
+
+
+def _created(graph: VaultGraph, uri: str) -> float | None:
+    return graph.info(uri).created or None
+
+
+def build_focus_note(graph: VaultGraph, uri: str) -> FocusNote:
+    """The focus note with complete lists: they are cheap (titles only) and tell the
+    model what exists even when the budget leaves those notes out."""
+    info = graph.info(uri)
+    parent = graph.parent(uri)
+    siblings = graph.children(parent) if parent is not None else ()
+    nodes = graph.nodes
+
+    def listed(uris: Sequence[str]) -> tuple[UriAndTitle, ...]:
+        # A hub can have thousands of backlinks: no per-item helper call here.
+        return tuple(UriAndTitle(u, nodes[u].title) for u in uris)
+
+    at = siblings.index(uri) if uri in siblings else len(siblings)
+    links = []
+    for link in graph.outlinks(uri):
+        node = graph.nodes.get(link.target)
+        kind = node.kind if node is not None else "ghost"
+        links.append(
+            OutboundLink(
+                uri=link.target,
+                title=_ut(graph, link.target).title,
+                predicate=link.predicate,
+                kind=None if kind == "note" else kind,
+            )
+        )
+    return FocusNote(
+        uri=uri,
+        title=info.title,
+        details=graph.details(uri),
+        created_at=info.created or None,
+        parent=_ut(graph, parent) if parent is not None else None,
+        contextual_path=listed(graph.contextual_path(uri)),
+        children=listed(graph.children(uri)),
+        prior_siblings=listed(siblings[:at]),
+        younger_siblings=listed(siblings[at + 1 :]),
+        inbound_references=listed(graph.backlinks(uri)),
+        outbound_links=tuple(links),
+        tags=info.tags,
+    )
+
+
+def related_note(graph: VaultGraph, cand: Candidate, details: str, truncated: bool) -> RelatedNote:
+    info = graph.info(cand.uri)
+    parent = graph.parent(cand.uri)
+    last = cand.hops[-1] if cand.hops else None
+    # The far end of the last link, unless it is the source itself with no predicate:
+    # then ``relationToFocusNote`` already says it all and the tokens are better spent.
+    other_end = None
+    if last in (OBJECT, INBOUND) and (cand.previous != cand.origin or cand.predicate):
+        other_end = _ut(graph, cand.previous)
+    return RelatedNote(
+        uri=cand.uri,
+        title=info.title,
+        details=details,
+        relation=cand.relation,
+        created_at=info.created or None,
+        parent=_ut(graph, parent) if parent is not None else None,
+        details_truncated=truncated,
+        subject=other_end if last == OBJECT else None,
+        object=other_end if last == INBOUND else None,
+        predicate=cand.predicate,
+        hops=cand.hops,
+        via=tuple(_ut(graph, v) for v in cand.via),
+    )
+
+
+def _explain(parts: ScoreParts, cand: Candidate, path: str) -> Explain:
+    return Explain(
+        score=parts.total,
+        relationship=parts.relationship,
+        depth_part=parts.depth,
+        recency=parts.recency,
+        jitter=parts.jitter,
+        depth=cand.depth,
+        path=path,
+    )

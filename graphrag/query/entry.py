@@ -1,0 +1,219 @@
+"""Entry notes for a question: where the graph traversal starts.
+
+Every note gets a blended score (seed "Hybrid Entry"):
+
+    w_vector * cosine of its best chunk  +  w_lexical * BM25 / best BM25
+    + w_tags * share of the query's #tags it has  +  w_title * (title/alias named)
+
+The best ``vector_entry_count`` notes by that score become entries, and so do
+notes the question names exactly: by a ``#tag`` (a nested tag matches its
+descendants) or by a title or alias written in the question. Those join even
+when their vectors are weak, because the user said which notes they mean; a
+title or alias more than ``title_max_notes`` notes bear says no such thing,
+and only adds to their blended score.
+
+A note qualifies at all only on some evidence: a cosine of at least
+``entry_min_similarity``, a lexical match of at least ``lexical_min_coverage``
+of the question's terms, a tag or a title. With none, the answer is that
+nothing is relevant, not the least irrelevant notes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from graphrag.config.query import QuerySettings
+from graphrag.snapshot.corpus import Corpus
+from graphrag.snapshot.filters import tag_mask
+from graphrag.snapshot.graph import VaultGraph
+from graphrag.snapshot.lexical import LexicalScores
+
+# A #tag in a question, as in a note: not all digits, not inside a word.
+QUERY_TAG_RE = re.compile(r"(?:^|(?<=[\s(]))#([\w/\-]*[^\W\d_][\w/\-]*)", re.U)
+WORD_RE = re.compile(r"[\w']+", re.U)
+MAX_TITLE_WORDS = 8
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedQuery:
+    text: str  # as asked
+    search_text: str  # for embedding and BM25: '#' dropped from tags, words kept
+    tags: tuple[str, ...]  # lowercased, without '#'
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    uri: str
+    index: int  # in the corpus
+    score: float
+    vector: float
+    lexical: float
+    tags: float
+    title: float
+    matched_by: tuple[str, ...]
+
+
+def parse_query(text: str) -> ParsedQuery:
+    tags = tuple(dict.fromkeys(m.group(1).strip("/").lower() for m in QUERY_TAG_RE.finditer(text)))
+    search = QUERY_TAG_RE.sub(lambda m: m.group(1).replace("/", " ").replace("-", " "), text)
+    return ParsedQuery(text, " ".join(search.split()), tags)
+
+
+def _words(text: str) -> list[str]:
+    return WORD_RE.findall(text.replace("\u2019", "'"))
+
+
+def _phrase(text: str) -> str:
+    return " ".join(w.casefold() for w in _words(text))
+
+
+def title_table(corpus: Corpus, graph: VaultGraph) -> dict[str, list[int]]:
+    """normalised title or alias -> notes bearing it."""
+
+    def build() -> dict[str, list[int]]:
+        table: dict[str, list[int]] = {}
+        for i, uri in enumerate(corpus.uris):
+            info = graph.info(uri)
+            for name in dict.fromkeys((info.title, *info.aliases)):
+                key = _phrase(name)
+                if key:
+                    table.setdefault(key, []).append(i)
+        return table
+
+    return corpus.derived("titles", build)
+
+
+def title_matches(
+    query: ParsedQuery, corpus: Corpus, graph: VaultGraph, min_chars: int
+) -> dict[int, str]:
+    """Notes whose title or alias the question names -> the name as written.
+
+    A name must be a whole run of words of the question. A one-word name counts
+    only when capitalised as in the note or when it is the whole question: "home"
+    in "how do I get home" is a word, "Home" is a note."""
+    table = title_table(corpus, graph)
+    words = _words(query.search_text)
+    folded = [w.casefold() for w in words]
+    found: dict[int, str] = {}
+    for n in range(min(MAX_TITLE_WORDS, len(words)), 0, -1):
+        for start in range(len(words) - n + 1):
+            key = " ".join(folded[start : start + n])
+            if len(key) < min_chars or key not in table:
+                continue
+            if n == 1 and len(words) > 1 and not words[start][:1].isupper():
+                continue
+            for i in table[key]:
+                found.setdefault(i, " ".join(words[start : start + n]))
+    return found
+
+
+def tag_scores(query: ParsedQuery, corpus: Corpus, graph: VaultGraph) -> np.ndarray:
+    """Share of the question's tags each note has (nested tags count for their ancestors)."""
+    out = np.zeros(len(corpus), dtype=np.float32)
+    if not query.tags:
+        return out
+    for tag in query.tags:
+        out += tag_mask(tag, corpus, graph)
+    return out / len(query.tags)
+
+
+def select_entries(
+    query: ParsedQuery,
+    sims: np.ndarray,
+    lexical: LexicalScores | None,
+    corpus: Corpus,
+    graph: VaultGraph,
+    settings: QuerySettings,
+    allowed: np.ndarray | None = None,
+) -> list[Entry]:
+    """The entry notes, best first. ``sims``: each note's best-chunk cosine;
+    ``allowed``: the filter mask (None = every note)."""
+    s = settings
+    vec = np.clip(sims, 0.0, None)
+    lex = lexical.normalised() if lexical is not None else np.zeros_like(vec)
+    tags = tag_scores(query, corpus, graph) if s.tag_entry_enabled else np.zeros_like(vec)
+    titles = title_matches(query, corpus, graph, s.title_min_chars) if s.title_entry_enabled else {}
+    title = np.zeros_like(vec)
+    if titles:
+        title[list(titles)] = 1.0
+    blend = (
+        s.entry_weight_vector * vec
+        + s.entry_weight_lexical * lex
+        + s.entry_weight_tags * tags
+        + s.entry_weight_title * title
+    )
+    by_vector = sims >= s.entry_min_similarity
+    by_lexical = (
+        (lexical.coverage() >= s.lexical_min_coverage) & (lexical.scores > 0)
+        if lexical is not None
+        else np.zeros_like(by_vector)
+    )
+    qualified = by_vector | by_lexical | (tags > 0) | (title > 0)
+    if allowed is not None:
+        qualified &= allowed
+    candidates = np.flatnonzero(qualified)
+    if len(candidates) == 0:
+        return []
+    # A name several notes bear (six notes titled "Markdown") does not say which one
+    # is meant: it adds to their blended score but makes none of them an entry.
+    named: dict[str, list[int]] = {}
+    for i, name in titles.items():
+        named.setdefault(name.casefold(), []).append(i)
+    unique = {i for ii in named.values() if len(ii) <= s.title_max_notes for i in ii}
+    is_unique = np.zeros(len(vec), dtype=bool)
+    if unique:
+        is_unique[list(unique)] = True
+    # Each list best first, ties by uri (corpus order) so a result never depends on the
+    # platform; only as many as can be chosen (a later list skips at most what the
+    # earlier ones took), so nothing sorts all of a 100k-note vault's candidates.
+    named_title = _best(
+        candidates[(title[candidates] > 0) & is_unique[candidates]], blend, s.max_entries
+    )
+    top = _best(candidates, blend, s.vector_entry_count)
+    named_tag = _best(
+        candidates[tags[candidates] > 0], blend, s.max_entries + len(named_title) + len(top)
+    )
+    chosen: list[int] = []
+    for i in (*named_title, *top, *named_tag):
+        if i not in chosen and len(chosen) < s.max_entries:
+            chosen.append(i)
+    chosen.sort(key=lambda i: (-blend[i], i))
+
+    def reasons(i: int) -> tuple[str, ...]:
+        out = []
+        if by_vector[i]:
+            out.append("vector")
+        if by_lexical[i]:
+            out.append("lexical")
+        if tags[i] > 0:
+            out.append("tag")
+        if title[i] > 0:
+            out.append("title")
+        return tuple(out)
+
+    return [
+        Entry(
+            uri=corpus.uris[i],
+            index=i,
+            score=float(blend[i]),
+            vector=float(vec[i]),
+            lexical=float(lex[i]),
+            tags=float(tags[i]),
+            title=float(title[i]),
+            matched_by=reasons(i),
+        )
+        for i in chosen
+    ]
+
+
+def _best(idx: np.ndarray, score: np.ndarray, k: int) -> list[int]:
+    """The ``k`` of ``idx`` with the highest ``score``, best first, ties to the lower index."""
+    if k <= 0 or len(idx) == 0:
+        return []
+    if len(idx) > k:
+        kth = np.partition(score[idx], len(idx) - k)[len(idx) - k]
+        idx = idx[score[idx] >= kth]  # every note tied with the k-th best stays
+    return [int(i) for i in idx[np.lexsort((idx, -score[idx]))][:k]]

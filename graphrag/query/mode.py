@@ -1,0 +1,254 @@
+"""Query mode: a question and a token budget -> entry notes, related notes, connections.
+
+Pipeline (DESIGN section 4, query mode):
+
+1. entries: blended vector / lexical / tag / title score (``entry.py``);
+2. the focus-mode BFS from every entry at once (each at depth 0, same caps,
+   ``max_hops`` deep), children and backlinks chosen by similarity to the
+   question; then path and tag expansion (``expand.py``);
+3. final score = graph_weight x relevance / its maximum + vector_weight x
+   similarity (best-chunk cosine, or the cosine of the entry passage that links
+   to the note, ``query_score.py``) + recency; notes under
+   ``min_similarity`` are dropped unless structurally close (within
+   ``close_depth`` hops of an entry, by default the traversal's own ``max_hops``,
+   or on a path between entries);
+4. entries, then related notes by score, while each rendered note fits the
+   budget (entries included) and ``max_documents`` is not reached.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import replace
+
+import numpy as np
+
+from graphrag.budget import MIN_NOTE_TOKENS, NOTE_OVERHEAD_TOKENS, TokenCounter
+from graphrag.config.focus import FocusSettings
+from graphrag.config.query import QuerySettings
+from graphrag.focus.traverse import Candidate, traverse
+from graphrag.query.entry import Entry, ParsedQuery, select_entries
+from graphrag.query.expand import path_expansion, tag_expansion
+from graphrag.query.notes import DetailSource, entry_note, query_note, with_details
+from graphrag.query.render import Doc, connection_lines, renderer
+from graphrag.query.score import Found, link_context, rank, weigh
+from graphrag.query.selector import SimilaritySelector
+from graphrag.results.focus import Relation, SkippedNote
+from graphrag.results.query import EntryNote, QueryNote, QueryResult
+from graphrag.snapshot.corpus import Corpus
+from graphrag.snapshot.filters import Filters
+from graphrag.snapshot.graph import VaultGraph
+from graphrag.snapshot.lexical import lexical_index
+from indexer.load import IndexSnapshot
+
+TAG_DISTANCE = 2  # note -> #tag -> note: two edges in the vault's graph
+CHARS_PER_TOKEN = 4  # English prose in cl100k, near enough to size an entry's share
+MAX_CHARS_PER_TOKEN = 8  # hardly any text packs more: a safe lower bound of a note's cost
+MIN_ENTRY_CHARS = 200
+
+
+def run_query(
+    index: IndexSnapshot,
+    graph: VaultGraph,
+    corpus: Corpus,
+    question: ParsedQuery,
+    query_vec: np.ndarray,
+    budget: int,
+    qs: QuerySettings,
+    fs: FocusSettings,
+    tokenizer: TokenCounter,
+    *,
+    seed: int | None = None,
+    explain: bool = False,
+    filters: Filters | None = None,
+    output: str = "json",
+    now: float | None = None,
+) -> QueryResult:
+    render = renderer(output)  # fail on a bad format before any work
+    now = time.time() if now is None else now
+    rng = random.Random(seed)
+    chunk_scores = corpus.chunk_scores(query_vec)
+    sims = corpus.note_sims(chunk_scores)
+    lexical = (
+        lexical_index(corpus, qs.stemmer_language).score(question.search_text, len(corpus))
+        if qs.lexical_enabled
+        else None
+    )
+    allowed = filters.mask(corpus, graph) if filters is not None else None
+    filters_json = filters.to_json() if filters is not None and filters.active else None
+    entries = select_entries(question, sims, lexical, corpus, graph, qs, allowed)
+    if not entries:
+        return QueryResult(
+            question.text,
+            (),
+            (),
+            budget,
+            0,
+            message=nothing_found(question, filters_json, graph),
+            filters=filters_json,
+        )
+
+    def similarity(uri: str) -> float:
+        i = corpus.index_of.get(uri)
+        return float(sims[i]) if i is not None else 0.0
+
+    def emittable(uri: str) -> bool:
+        i = corpus.index_of.get(uri)
+        if i is None:  # a virtual folder: no text, and no metadata to filter on
+            return fs.emit_virtual_notes and allowed is None and graph.info(uri).kind == "folder"
+        return allowed is None or bool(allowed[i])
+
+    found = _discover(
+        graph, corpus, entries, sims, qs, fs, rng, budget, emittable, similarity, allowed
+    )
+    found = weigh(found, entries, link_context(corpus, [e.uri for e in entries], chunk_scores))
+    ranked, dropped = rank(graph, corpus, found, qs, fs, rng, now, similarity)
+
+    chunk_text = DetailSource(index, corpus, chunk_scores, qs.show_properties)
+    # In the prompt, part of the budget is kept for the [Connection] lines, which are
+    # counted too and would otherwise never fit after the notes have filled it.
+    reserve = int(budget * qs.connection_budget_share) if output == "prompt" else 0
+    docs: list[Doc] = []
+    skipped: list[SkippedNote] = list(dropped)
+    used = 0
+
+    def fit(make: Callable[[int], Doc | None]) -> Doc | None:
+        nonlocal used
+        doc = make(0)
+        if doc is None:
+            return None
+        tokens = tokenizer.count(render(doc, len(docs) + 1))
+        if tokens > budget - reserve - used and isinstance(doc, EntryNote) and doc.note.details:
+            shorter = make(MIN_ENTRY_CHARS)  # an entry that does not fit: its best chunk
+            if shorter is not None:
+                doc, tokens = shorter, tokenizer.count(render(shorter, len(docs) + 1))
+        if tokens > budget - reserve - used:
+            skipped.append(SkippedNote(doc.uri, doc.title, "budget", tokens))
+            return None
+        docs.append(doc)
+        used += tokens
+        return doc
+
+    # Entries share ``entry_budget_share`` of the budget: with a small budget every entry
+    # shows its best chunks rather than the first entry filling it alone. What is left
+    # of an entry's share after its lists and metadata goes to its details.
+    share = budget * qs.entry_budget_share / len(entries)
+    for e in entries:
+        if len(docs) >= qs.max_documents:
+            skipped.append(SkippedNote(e.uri, graph.info(e.uri).title, "max_documents"))
+            continue
+        bare = entry_note(graph, e, chunk_text, qs, 0, explain)
+        room = int((share - tokenizer.count(render(bare, 1))) * CHARS_PER_TOKEN)
+        entry_limit = max(min(qs.entry_truncate_length, room), MIN_ENTRY_CHARS)
+        fit(lambda limit, b=bare, n=entry_limit: with_details(b, chunk_text, limit or n))
+    for item in ranked:
+        cand = item.found.cand
+        left = budget - reserve - used
+        if len(docs) >= qs.max_documents or left < MIN_NOTE_TOKENS:
+            if not explain:
+                break
+            reason = "max_documents" if len(docs) >= qs.max_documents else "budget"
+            skipped.append(SkippedNote(cand.uri, graph.info(cand.uri).title, reason))
+            continue
+        i = corpus.index_of.get(cand.uri)
+        chars = min(int(corpus.body_chars[i]), fs.truncate_length) if i is not None else 0
+        if chars // MAX_CHARS_PER_TOKEN > left:  # surely too big: do not build and count it
+            skipped.append(SkippedNote(cand.uri, graph.info(cand.uri).title, "budget"))
+            continue
+        fit(lambda _limit, item=item: query_note(graph, item, chunk_text, fs, explain))
+
+    connections: list[str] = []
+    for line in connection_lines(graph, docs)[: qs.max_connections]:
+        cost = tokenizer.count(line) if output == "prompt" else 0
+        if cost > budget - used:
+            break
+        connections.append(line)
+        used += cost
+    return QueryResult(
+        query=question.text,
+        entries=tuple(d for d in docs if isinstance(d, EntryNote)),
+        related=tuple(d for d in docs if isinstance(d, QueryNote)),
+        budget=budget,
+        tokens_used=used,
+        connections=tuple(connections),
+        filters=filters_json,
+        skipped=tuple(skipped) if explain else None,
+    )
+
+
+def nothing_found(question: ParsedQuery, filters: dict | None, graph: VaultGraph) -> str:
+    where = " among the notes the filters keep" if filters else ""
+    missing = [
+        t
+        for t in question.tags
+        if not any(n == t or n.startswith(t + "/") for n in graph.tag_members)
+    ]
+    tags = f" (no note has {', '.join('#' + t for t in missing)})" if missing else ""
+    return f"no note is relevant to {question.text!r}{where}{tags}"
+
+
+# -- discovery -------------------------------------------------------------------------------
+def _discover(
+    graph: VaultGraph,
+    corpus: Corpus,
+    entries: list[Entry],
+    sims: np.ndarray,
+    qs: QuerySettings,
+    fs: FocusSettings,
+    rng: random.Random,
+    budget: int,
+    emittable: Callable[[str], bool],
+    similarity: Callable[[str], float],
+    allowed: np.ndarray | None,
+) -> list[Found]:
+    sources = [e.uri for e in entries]
+    limit = fs.truncate_length
+
+    def estimate(uri: str) -> int:
+        # ~4 characters a token: counting every candidate's text would cost more than
+        # the rest of the query, and this only decides when to stop discovering.
+        i = corpus.index_of.get(uri)
+        chars = int(corpus.body_chars[i]) if i is not None else 0
+        return min(chars, limit) // 4 + NOTE_OVERHEAD_TOKENS
+
+    walk = traverse(
+        graph,
+        sources,
+        replace(fs, max_depth=qs.max_hops),
+        rng,
+        budget=budget,
+        estimate=estimate,
+        emittable=emittable,
+        selector=SimilaritySelector(corpus, graph, sims),
+    )
+    paths = path_expansion(graph, sources, qs, similarity) if qs.path_expansion_enabled else []
+    on_path = {p.uri: p for p in paths}
+    found: list[Found] = []
+    pool = set(sources)
+    for c in walk.candidates:
+        pool.add(c.uri)
+        if emittable(c.uri):
+            close = c.depth <= qs.close_depth or c.uri in on_path
+            found.append(Found(c, close, (c.origin, *c.via, c.uri), ""))
+    seq = len(pool)
+    for p in paths:
+        if p.uri in pool or not emittable(p.uri):
+            continue
+        pool.add(p.uri)
+        at = p.path.index(p.uri)
+        via = p.path[1:at] if p.path[0] == p.entry else tuple(reversed(p.path[at + 1 : -1]))
+        cand = Candidate(p.uri, p.distance, (), via, p.entry, Relation.OnPathBetweenEntries, seq)
+        seq += 1
+        path = p.path if p.path[0] == p.entry else tuple(reversed(p.path))
+        found.append(Found(cand, True, path, "path between entries"))
+    if qs.tag_expansion_enabled:
+        blocked = np.zeros(len(corpus), dtype=bool) if allowed is None else ~allowed
+        blocked[corpus.indices(pool)] = True
+        for hit in tag_expansion(graph, corpus, sources, qs, blocked, sims):
+            cand = Candidate(hit.uri, TAG_DISTANCE, (), (), hit.entry, Relation.SharesTag, seq)
+            seq += 1
+            how = "shares " + ", ".join("#" + t for t in hit.tags)
+            found.append(Found(cand, False, (hit.entry, hit.uri), how))
+    return found

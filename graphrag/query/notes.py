@@ -1,0 +1,155 @@
+"""Query mode's notes as returned: entry notes (focus notes with short lists) and
+related notes (focus mode's shape), with query-aware details."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from graphrag.config.focus import FocusSettings
+from graphrag.config.query import QuerySettings
+from graphrag.details import query_details
+from graphrag.focus.mode import related_note
+from graphrag.focus.render import path_text
+from graphrag.query.entry import Entry
+from graphrag.query.expand import shared_tags
+from graphrag.query.score import Ranked
+from graphrag.results.focus import FocusNote, OutboundLink, UriAndTitle
+from graphrag.results.query import EntryExplain, EntryNote, QueryNote
+from graphrag.snapshot.corpus import Corpus
+from graphrag.snapshot.graph import VaultGraph
+from indexer.load import IndexSnapshot
+
+
+class DetailSource:
+    """A note's details for the question: its scalar front-matter properties (with
+    ``properties``), then its body or best chunks, in at most ``limit`` characters."""
+
+    def __init__(
+        self,
+        index: IndexSnapshot,
+        corpus: Corpus,
+        chunk_scores: np.ndarray,
+        properties: bool = False,
+    ) -> None:
+        self.index = index
+        self.corpus = corpus
+        self.chunk_scores = chunk_scores
+        self.properties = properties
+
+    def __call__(self, uri: str, limit: int) -> tuple[str, bool]:
+        head = property_lines(self.index, uri) if self.properties else ""
+        if head and len(head) + 2 < limit:
+            text, cut = query_details(
+                self.index, self.corpus, uri, self.chunk_scores, limit - len(head) - 2
+            )
+            return (f"{head}\n\n{text}" if text else head), cut
+        return query_details(self.index, self.corpus, uri, self.chunk_scores, limit)
+
+
+# Front matter keys shown elsewhere (title, tags, aliases) or that are links (the graph).
+HIDDEN_PROPERTIES = frozenset({"title", "tags", "tag", "aliases", "alias", "cssclasses"})
+MAX_PROPERTY_CHARS = 200
+
+
+def property_lines(index: IndexSnapshot, uri: str) -> str:
+    """``key: value`` lines for a note's scalar front-matter properties (and lists of
+    scalars), in front-matter order. Links (``[[X]]``) are left out: they are edges of
+    the graph, shown as relations. kepano-style vaults keep most facts here
+    (``twitter: kepano``), and the body alone never shows them."""
+    row = index.note_row(uri)
+    props = (row or {}).get("properties") or {}
+    lines = []
+    for key, value in props.items():
+        if str(key).casefold() in HIDDEN_PROPERTIES:
+            continue
+        items = value if isinstance(value, list) else [value]
+        shown = [
+            str(v)
+            for v in items
+            if isinstance(v, str | int | float) and str(v).strip() and "[[" not in str(v)
+        ]
+        if shown:
+            text = ", ".join(shown)
+            if len(text) > MAX_PROPERTY_CHARS:
+                text = text[: MAX_PROPERTY_CHARS - 1] + "\u2026"
+            lines.append(f"{key}: {text}")
+    return "\n".join(lines)
+
+
+def _ut(graph: VaultGraph, uri: str) -> UriAndTitle:
+    return UriAndTitle(uri, graph.info(uri).title if uri in graph else uri)
+
+
+def entry_note(
+    graph: VaultGraph,
+    e: Entry,
+    details: DetailSource,
+    qs: QuerySettings,
+    limit: int,
+    explain: bool,
+) -> EntryNote:
+    """The entry as a focus note with lists cut to ``entry_list_limit`` (a hub's thousand
+    backlinks are not worth their tokens here) and details of at most ``limit`` chars."""
+    info = graph.info(e.uri)
+    n = qs.entry_list_limit
+    parent = graph.parent(e.uri)
+    siblings = graph.children(parent) if parent is not None else ()
+    at = siblings.index(e.uri) if e.uri in siblings else len(siblings)
+
+    def listed(items: tuple[str, ...] | list[str]) -> tuple[UriAndTitle, ...]:
+        return tuple(_ut(graph, u) for u in items)
+
+    links = []
+    for link in graph.outlinks(e.uri)[:n]:
+        node = graph.nodes.get(link.target)
+        kind = node.kind if node is not None else "ghost"
+        title = node.title if node is not None else link.target.rsplit("/", 1)[-1]
+        links.append(
+            OutboundLink(link.target, title, link.predicate, None if kind == "note" else kind)
+        )
+    focus = FocusNote(
+        uri=e.uri,
+        title=info.title,
+        details="",
+        created_at=info.created or None,
+        parent=_ut(graph, parent) if parent is not None else None,
+        contextual_path=listed(graph.contextual_path(e.uri)),
+        children=listed(graph.children(e.uri)[:n]),
+        prior_siblings=listed(siblings[max(at - n, 0) : at]),
+        younger_siblings=listed(siblings[at + 1 : at + 1 + n]),
+        inbound_references=listed(graph.backlinks(e.uri)[:n]),
+        outbound_links=tuple(links),
+        tags=info.tags,
+    )
+    parts = EntryExplain(e.score, e.vector, e.lexical, e.tags, e.title) if explain else None
+    return with_details(EntryNote(focus, e.matched_by, False, parts), details, limit)
+
+
+def with_details(entry: EntryNote, details: DetailSource, limit: int) -> EntryNote:
+    text, cut = details(entry.uri, limit) if limit > 0 else ("", False)
+    return replace(entry, note=replace(entry.note, details=text), details_truncated=cut)
+
+
+def query_note(
+    graph: VaultGraph,
+    item: Ranked,
+    details: DetailSource,
+    fs: FocusSettings,
+    explain: bool,
+) -> QueryNote:
+    f = item.found
+    cand = f.cand
+    text, cut = details(cand.uri, fs.truncate_length)
+    note = related_note(graph, cand, text, cut)
+    focus = _ut(graph, cand.origin)
+    how = f.how or path_text(focus.title, note)
+    return QueryNote(
+        note=note,
+        focus=focus,
+        shared_tags=shared_tags(graph, cand.origin, cand.uri),
+        distance=cand.depth,
+        path=tuple(_ut(graph, u) for u in f.path),
+        explain=replace(item.explain, path=how) if explain else None,
+    )

@@ -1,0 +1,1 @@
+"""The simpler searches (semantic, lexical, hybrid, graph, hierarchical) and note lookups."""

@@ -1,0 +1,443 @@
+"""HTTP API for the Obsidian plugin: ``create_app(rag)`` -> a FastAPI app.
+
+Thin by design: each endpoint parses its input, calls one ``VaultRAG`` (or
+``LiveIndex``) method and returns the same JSON as the CLI's ``--json``. Errors
+become ``{"error": code, "detail": message}`` through one table, ``ERRORS``.
+Every answer comes from one index snapshot: ``VaultRAG`` takes it once per call
+and an update swaps in the next one atomically, so a request never sees two
+generations. Security (Host, Origin, token, body size) lives in ``server_guard``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from importlib.resources import files
+from typing import Any, Literal
+
+from fastapi import FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
+from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware.cors import CORSMiddleware
+
+from graphrag.api import VaultRAG
+from graphrag.config.server import ServerSettings, check_origins
+from graphrag.errors import (
+    AmbiguousNoteError,
+    ConfigError,
+    IndexBusyError,
+    IndexMissingError,
+    IndexStaleError,
+    InvalidRequestError,
+    NoteNotFoundError,
+    VaultError,
+    VaultRAGError,
+)
+from graphrag.serve.guard import HostOriginGuard, TokenAndBodyGuard
+from graphrag.serve.live import LiveIndex
+from indexer import __version__
+
+log = logging.getLogger(__name__)
+
+# Our exceptions -> (HTTP status, error code). First match in this order wins.
+ERRORS: tuple[tuple[type[VaultRAGError], int, str], ...] = (
+    (NoteNotFoundError, 404, "note_not_found"),
+    (AmbiguousNoteError, 422, "ambiguous_note"),
+    (InvalidRequestError, 422, "invalid_request"),
+    (IndexBusyError, 409, "index_busy"),
+    (IndexMissingError, 503, "index_missing"),
+    (IndexStaleError, 503, "index_stale"),
+    (ConfigError, 500, "config_error"),
+    (VaultError, 500, "vault_error"),
+    (VaultRAGError, 500, "error"),
+)
+
+HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 400: "bad_request"}
+
+MAX_NOTE_CHARS = 1024
+MAX_TEXT_CHARS = 4096
+MAX_BUDGET = 200_000
+MAX_TOP_K = 500
+
+# Swagger UI and ReDoc files (JS, CSS, favicon) are served from here, never from a CDN.
+DOCS_STATIC = "/docs/static"
+
+
+def error_json(exc: VaultRAGError) -> JSONResponse:
+    status, code = next((s, c) for cls, s, c in ERRORS if isinstance(exc, cls))
+    body: dict[str, Any] = {"error": code, "detail": str(exc)}
+    if isinstance(exc, NoteNotFoundError):
+        body["suggestions"] = exc.suggestions
+    elif isinstance(exc, AmbiguousNoteError):
+        body.update(field="note", candidates=exc.candidates)
+    elif isinstance(exc, InvalidRequestError):
+        body["field"] = exc.field
+    return JSONResponse(body, status_code=status)
+
+
+# -- request bodies (unknown keys are refused, so a typo is a 422 naming it) --------------
+class Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class FocusBody(Body):
+    note: str = Field(min_length=1, max_length=MAX_NOTE_CHARS, description="uri, title or alias")
+    budget: int | None = Field(None, ge=0, le=MAX_BUDGET, description="tokens for related notes")
+    seed: int | None = Field(None, description="makes the result reproducible")
+    explain: bool = Field(False, description="add scores, discovery paths and skipped notes")
+    exclude: list[str] = Field(default_factory=list, max_length=1000, description="uris to skip")
+    format: Literal["json", "prompt"] = Field("json", description='"prompt": {"prompt": text}')
+
+
+class FiltersBody(Body):
+    """Metadata filters: every given one must hold (as the CLI's --folder/--tag/--prop/...)."""
+
+    folder: list[str] = Field(default_factory=list, max_length=100, description="folders (and below)")
+    tag: list[str] = Field(default_factory=list, max_length=100, description="tags (nested count)")
+    prop: list[str] = Field(default_factory=list, max_length=100, description="key=value or key")
+    created: str | None = Field(None, max_length=64, description="FROM..TO dates, or one day")
+    modified: str | None = Field(None, max_length=64, description="FROM..TO dates, or one day")
+
+
+class QueryBody(Body):
+    question: str = Field(min_length=1, max_length=MAX_TEXT_CHARS, description="free text; #tags select")
+    budget: int | None = Field(None, ge=0, le=MAX_BUDGET, description="tokens for all notes returned")
+    seed: int | None = Field(None, description="makes the result reproducible")
+    explain: bool = Field(False, description="add score parts, paths and the notes left out")
+    filters: FiltersBody | None = None
+    format: Literal["json", "prompt"] = Field("json", description='"prompt": {"prompt": text}')
+
+
+class GraphSearchBody(Body):
+    query: str = Field(min_length=1, max_length=MAX_TEXT_CHARS)
+    top_k: int | None = Field(None, ge=1, le=MAX_TOP_K, description="vector anchors")
+    hops: int = Field(1, ge=0, le=3, description="steps from each anchor")
+    filters: FiltersBody | None = None
+
+
+class SearchBody(Body):
+    query: str = Field(min_length=1, max_length=MAX_TEXT_CHARS)
+    mode: Literal["semantic", "lexical", "hybrid", "graph", "hierarchical"] = Field(
+        "hybrid", description="as `vault-graphrag search --mode`"
+    )
+    top_k: int | None = Field(None, ge=1, le=MAX_TOP_K, description="how many notes (default 10)")
+    hops: int = Field(1, ge=0, le=3, description="graph mode: steps from the anchors")
+    filters: FiltersBody | None = None
+
+
+class IndexBody(Body):
+    full: bool = Field(False, description="re-parse and re-embed everything")
+    wait: bool = Field(False, description="wait for a running update instead of a 409")
+
+
+def create_app(
+    rag: VaultRAG, settings: ServerSettings | None = None, live: LiveIndex | None = None
+) -> FastAPI:
+    """The HTTP app for one opened vault.
+
+    Args:
+        rag: the opened vault; every endpoint calls it.
+        settings: server settings (default: ``rag.settings.server``). ``watch`` starts the
+            file watcher with the app's lifespan; ``token``, ``cors_origins``,
+            ``allowed_hosts`` and ``max_body_bytes`` configure the guards.
+        live: the update coordinator (one is made if not given).
+    """
+    settings = settings or rag.settings.server
+    check_origins(settings.cors_origins)
+    live = live or LiveIndex(rag, settings.watch_debounce_ms)
+    warm = Preload(rag, live, enabled=settings.preload_model)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        if settings.watch and rag.vault is not None:
+            live.start()
+        warm.start()
+        try:
+            yield
+        finally:
+            live.stop()
+
+    app = FastAPI(
+        title="vault-graphrag",
+        version=__version__,
+        description="Graph + vector retrieval over an Obsidian vault, for the Obsidian plugin. "
+        "Errors are {\"error\": code, \"detail\": message}.",
+        lifespan=lifespan,
+        docs_url=None,  # FastAPI's own /docs and /redoc load from a CDN: _add_docs serves them
+        redoc_url=None,
+    )
+    app.state.rag = rag
+    app.state.live = live
+    app.state.settings = settings
+    _install_errors(app)
+    _add_routes(app, rag, live, warm)
+    _add_docs(app)
+
+    # Added innermost first: the guard on Host/Origin is the outermost layer.
+    app.add_middleware(TokenAndBodyGuard, token=settings.token, max_body_bytes=settings.max_body_bytes)
+    app.add_middleware(
+        CORSMiddleware,
+        allow_origins=list(settings.cors_origins),
+        allow_methods=["GET", "POST"],
+        allow_headers=["Authorization", "Content-Type"],
+        allow_credentials=False,
+        max_age=600,
+    )
+    hosts = list(settings.allowed_hosts)
+    if settings.host not in ("0.0.0.0", "::", ""):
+        hosts.append(settings.host)
+    app.add_middleware(HostOriginGuard, allowed_hosts=hosts, allowed_origins=settings.cors_origins)
+    return app
+
+
+class Preload:
+    """Start-up warm-up in a background thread, so the first requests are as fast as later ones.
+
+    First the vectors and the query model (requests that embed wait for ``model``, rather
+    than loading a second copy concurrently), then every note's token count (focus mode).
+    """
+
+    def __init__(self, rag: VaultRAG, live: LiveIndex, enabled: bool) -> None:
+        self.rag, self.live = rag, live
+        self.model = threading.Event()
+        self.done = threading.Event()
+        if not enabled:
+            self.model.set()
+            self.done.set()
+
+    def start(self) -> None:
+        if not self.done.is_set():
+            threading.Thread(target=self._run, name="vault-graphrag-preload", daemon=True).start()
+
+    def wait_for_model(self, timeout: float = 300) -> None:
+        self.model.wait(timeout)
+
+    def _run(self) -> None:
+        try:
+            self.live.warm()
+            load = getattr(self.rag.embedder, "load", None)
+            if load is not None:
+                load()
+        except Exception:  # the first query reports it properly
+            log.warning("preloading the vectors or the model failed", exc_info=True)
+        finally:
+            self.model.set()
+        try:
+            self.live.warm(counts=True)
+        except Exception:
+            log.warning("preloading token counts failed", exc_info=True)
+        finally:
+            self.done.set()
+
+
+def _install_errors(app: FastAPI) -> None:
+    @app.exception_handler(VaultRAGError)
+    async def vault_error(_request: Request, exc: VaultRAGError) -> JSONResponse:
+        return error_json(exc)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0] if exc.errors() else {}
+        loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path")]
+        field = ".".join(loc) or "body"
+        message = first.get("msg", "invalid request")
+        if field == "body" and "json" not in request.headers.get("content-type", ""):
+            message = "send a JSON object with Content-Type: application/json"
+        return JSONResponse(
+            {"error": "invalid_request", "detail": f"{field}: {message}", "field": field},
+            status_code=422,
+        )
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = HTTP_CODES.get(exc.status_code, "http_error")
+        return JSONResponse(
+            {"error": code, "detail": str(exc.detail)},
+            status_code=exc.status_code,
+            headers=getattr(exc, "headers", None),
+        )
+
+    @app.exception_handler(Exception)
+    async def crashed(_request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error", exc_info=exc)
+        return JSONResponse(
+            {"error": "internal_error", "detail": f"{type(exc).__name__} (see the server log)"},
+            status_code=500,
+        )
+
+
+def _add_docs(app: FastAPI) -> None:
+    """``/docs`` (Swagger UI) and ``/redoc`` with every file served by this app.
+
+    FastAPI's default pages load their JS and CSS from cdn.jsdelivr.net, so on a machine
+    without network they stay blank. The files come from the ``fastapi-offline`` package
+    (Swagger UI 5, which renders OpenAPI 3.1, ReDoc 2 and FastAPI's favicon); only its
+    ``static`` folder is used, the app stays a plain ``FastAPI``.
+
+    The token: these pages and ``/docs/static/*`` need it when one is set, as
+    ``/openapi.json`` (which the pages load) always has: ``TokenAndBodyGuard`` leaves only
+    ``/health`` open. A browser cannot send a bearer header when it loads a page, so with a
+    token set the docs are read with ``curl -H 'Authorization: Bearer ...' /openapi.json``,
+    or in the browser on a server without one (the loopback default). Opening just the
+    static files would give nothing usable (the page could not load ``/openapi.json``), and
+    a server with a token on the network keeps telling a scanner nothing at all.
+    """
+    assets = files("fastapi_offline") / "static"
+    app.mount(DOCS_STATIC, StaticFiles(directory=str(assets)), name="docs-static")
+    openapi_url = app.openapi_url or "/openapi.json"
+
+    @app.get("/docs", include_in_schema=False)
+    async def swagger_ui(request: Request) -> HTMLResponse:
+        root = request.scope.get("root_path", "").rstrip("/")
+        return get_swagger_ui_html(
+            openapi_url=root + openapi_url,
+            title=f"{app.title} - Swagger UI",
+            swagger_js_url=f"{root}{DOCS_STATIC}/swagger-ui-bundle.js",
+            swagger_css_url=f"{root}{DOCS_STATIC}/swagger-ui.css",
+            swagger_favicon_url=f"{root}{DOCS_STATIC}/favicon.png",
+            # No "valid" badge fetched from validator.swagger.io (it would send it our URL).
+            swagger_ui_parameters={"validatorUrl": None},
+        )
+
+    @app.get("/redoc", include_in_schema=False)
+    async def redoc(request: Request) -> HTMLResponse:
+        root = request.scope.get("root_path", "").rstrip("/")
+        return get_redoc_html(
+            openapi_url=root + openapi_url,
+            title=f"{app.title} - ReDoc",
+            redoc_js_url=f"{root}{DOCS_STATIC}/redoc.standalone.js",
+            redoc_favicon_url=f"{root}{DOCS_STATIC}/favicon.png",
+            with_google_fonts=False,
+        )
+
+
+def _focus_json(rag: VaultRAG, body: FocusBody) -> JSONResponse:
+    result = rag.focus(
+        body.note,
+        budget=body.budget,
+        seed=body.seed,
+        explain=body.explain,
+        exclude=body.exclude,
+        output=body.format,
+    )
+    if body.format == "prompt":
+        from graphrag.focus.render import render_prompt
+
+        return JSONResponse({"prompt": render_prompt(result)})
+    return JSONResponse(result.to_json())
+
+
+def _filters(body: FiltersBody | None) -> dict[str, Any] | None:
+    return body.model_dump(exclude_defaults=True) if body is not None else None
+
+
+def _add_routes(app: FastAPI, rag: VaultRAG, live: LiveIndex, warm: Preload) -> None:
+    @app.get("/health", tags=["server"])
+    async def health() -> JSONResponse:
+        """Liveness; the only endpoint that needs no token. Says nothing about the vault."""
+        return JSONResponse({"status": "ok", "version": __version__})
+
+    @app.get("/status", tags=["server"])
+    def status() -> JSONResponse:
+        """Index generation, model, counts, last update, and whether the vault is watched."""
+        return JSONResponse(
+            dict(
+                rag.status(),
+                watching=live.watching,
+                updating=live.updating,
+                updates=live.updates,
+                last_update=live.last_update,
+                preloaded=warm.done.is_set(),
+            )
+        )
+
+    @app.post("/focus", tags=["retrieval"])
+    def focus(body: FocusBody) -> JSONResponse:
+        """The context around one note under a token budget (as `vault-graphrag focus --json`)."""
+        return _focus_json(rag, body)
+
+    @app.get("/notes/{uri:path}/context", tags=["retrieval"])
+    def note_context(
+        uri: str,
+        budget: int | None = Query(None, ge=0, le=MAX_BUDGET),
+        seed: int | None = None,
+        explain: bool = False,
+    ) -> JSONResponse:
+        """Focus mode for the note at ``uri`` (what the plugin shows beside the open note)."""
+        return _focus_json(rag, FocusBody(note=uri, budget=budget, seed=seed, explain=explain))
+
+    @app.post("/query", tags=["retrieval"])
+    def query(body: QueryBody) -> JSONResponse:
+        """The notes that best answer a question and how they relate (`vault-graphrag query --json`)."""
+        warm.wait_for_model()
+        result = rag.query(
+            body.question,
+            body.budget,
+            seed=body.seed,
+            explain=body.explain,
+            filters=_filters(body.filters),
+            output=body.format,
+        )
+        if body.format == "prompt":
+            from graphrag.query.render import render_prompt
+
+            return JSONResponse({"prompt": render_prompt(result)})
+        return JSONResponse(result.to_json())
+
+    @app.post("/search", tags=["retrieval"])
+    def search(body: SearchBody) -> JSONResponse:
+        """Notes matching a text: by meaning, words, both fused, graph, or hubs first
+        (`vault-graphrag search --mode MODE --json`)."""
+        filters = _filters(body.filters)
+        if body.mode != "lexical":
+            warm.wait_for_model()
+        if body.mode == "graph":
+            result: Any = rag.graph_search(body.query, body.top_k, hops=body.hops, filters=filters)
+        else:
+            method = {
+                "semantic": rag.semantic_search,
+                "lexical": rag.lexical_search,
+                "hybrid": rag.hybrid_search,
+                "hierarchical": rag.hierarchical_search,
+            }[body.mode]
+            result = method(body.query, body.top_k, filters=filters)
+        return JSONResponse(result.to_json())
+
+    @app.post("/graph_search", tags=["retrieval"])
+    def graph_search(body: GraphSearchBody) -> JSONResponse:
+        """Vector anchors and what ``hops`` steps reach from them: ``{focus, parents, children}``."""
+        warm.wait_for_model()
+        result = rag.graph_search(
+            body.query, body.top_k, hops=body.hops, filters=_filters(body.filters)
+        )
+        return JSONResponse(result.to_json())
+
+    @app.get("/notes/{uri:path}/neighbors", tags=["notes"])
+    def note_neighbors(
+        uri: str, direction: Literal["in", "out", "both"] = "both"
+    ) -> JSONResponse:
+        """Parent and links (``out``), children and backlinks (``in``), or ``both``."""
+        return JSONResponse([n.to_json() for n in rag.neighbors(uri, direction)])
+
+    @app.get("/notes/{uri:path}", tags=["notes"])
+    def note(uri: str) -> JSONResponse:
+        """One note from the index: metadata, properties, neighbours and its text."""
+        return JSONResponse(rag.get_note(uri).to_json())
+
+    @app.post("/index", tags=["server"])
+    def index(body: IndexBody | None = None) -> JSONResponse:
+        """Bring the index up to date (incremental; ``full`` re-embeds everything).
+
+        One update runs at a time: while another runs (the watcher's or a request's)
+        this answers 409 ``index_busy`` at once, or waits for it with ``"wait": true``.
+        Queries keep being answered from the current snapshot meanwhile.
+        """
+        body = body or IndexBody()
+        stats = live.update(full=body.full, wait=body.wait)
+        return JSONResponse(stats.to_json())

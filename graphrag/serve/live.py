@@ -1,0 +1,214 @@
+"""Keeping a served index current: one update at a time, on request or on file changes.
+
+``VaultRAG.index`` already commits a new generation and then swaps the snapshot
+atomically, so readers keep answering from the previous one while an update
+runs. This module adds what a long-running server needs on top: a lock so only
+one update runs at a time (a second caller waits, or gets ``IndexBusyError``),
+a record of the last update for ``/status``, and a background thread that
+watches the vault with watchfiles and re-indexes after a burst of changes.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from graphrag.api import Snapshot, VaultRAG
+from graphrag.errors import IndexBusyError, VaultError, VaultRAGError
+from graphrag.snapshot.names import name_index
+from indexer import IndexStats
+from indexer.store import read_manifest
+
+log = logging.getLogger(__name__)
+
+# watchfiles waits this long (ms) for more changes before yielding a batch.
+QUIET_STEP_MS = 50
+# How often (ms) the watcher wakes without changes, to retry a deferred update.
+IDLE_TICK_MS = 1000
+
+
+class LiveIndex:
+    """Index updates for a served vault: serialised, recorded, optionally watched."""
+
+    def __init__(self, rag: VaultRAG, debounce_ms: int = 300) -> None:
+        self.rag = rag
+        self.debounce_ms = debounce_ms
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.updates = 0
+        self.last_update: dict[str, Any] | None = None
+
+    # -- updates ------------------------------------------------------------------------
+    @property
+    def updating(self) -> bool:
+        return self._lock.locked()
+
+    @property
+    def watching(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def update(self, full: bool = False, wait: bool = True, reason: str = "request") -> IndexStats:
+        """Run one incremental (or ``full``) update; ``wait=False`` raises IndexBusyError if one runs."""
+        if not self._lock.acquire(blocking=wait):
+            raise IndexBusyError(str(self.rag.index_dir))
+        started = time.time()
+        replaced = self.rag.loaded_snapshot  # what queries used so far
+        try:
+            stats = self.rag.index(full=full)
+            self._follow_manifest()
+            self.warm(replaced=replaced)
+        except VaultRAGError as exc:
+            self._record(started, reason, error=str(exc))
+            raise
+        except Exception as exc:
+            self._record(started, reason, error=f"{type(exc).__name__}: {exc}")
+            raise
+        else:
+            self._record(started, reason, stats=stats)
+            return stats
+        finally:
+            self._lock.release()
+
+    def _follow_manifest(self) -> None:
+        """Serve the committed generation even if another process made it.
+
+        ``VaultRAG.index`` reloads only when it changed something itself; after a
+        ``vault-graphrag index`` run elsewhere it finds the index up to date and
+        would keep serving the older snapshot.
+        """
+        committed = (read_manifest(self.rag.index_dir) or {}).get("generation")
+        if committed != self.rag.snapshot.index.manifest.get("generation"):
+            self.rag.reload()
+
+    def warm(self, counts: bool = False, replaced: Snapshot | None = None) -> None:
+        """Load the current generation's vectors and name index now, not on the first request that needs them.
+
+        With ``counts`` (the server's start-up warm-up), also build the query arrays and
+        the BM25 index (``_warm_search``), and count every note's (truncated) details
+        once: focus mode estimates each candidate by that count, and the tokenizer
+        caches it, so the first requests after start-up are as fast as later ones.
+
+        ``replaced``: the snapshot an update just replaced. If queries (or the start-up
+        warm-up) had built its query arrays and BM25 index, the new snapshot's are built
+        now, in the updating thread, so the first query after an edit does not wait for
+        them; the BM25 index starts from the replaced one's and tokenizes only the new
+        and changed notes.
+        """
+        snapshot = self.rag.snapshot
+        snapshot.index.vectors  # noqa: B018 - a lazy property; reading it loads
+        name_index(snapshot.graph)  # notes by title and alias, for requests by name
+        if counts:
+            self._warm_search(snapshot, lexical=self.rag.settings.query.lexical_enabled)
+            from graphrag.budget import truncate
+
+            graph, limit, count = snapshot.graph, self.rag.settings.focus.truncate_length, self.rag.tokenizer.count
+            for note in graph.notes():
+                count(truncate(graph.details(note.uri), limit)[0])
+        elif replaced is not None and replaced is not snapshot:
+            from graphrag.snapshot.corpus import cached_corpus
+            from graphrag.snapshot.lexical import lexical_built
+
+            before = cached_corpus(replaced)
+            if before is not None:
+                language = self.rag.settings.query.stemmer_language
+                self._warm_search(snapshot, lexical=lexical_built(before, language))
+
+    def _warm_search(self, snapshot: Snapshot, lexical: bool) -> None:
+        """Build ``snapshot``'s query arrays (and BM25 index); a failure is only logged:
+        the first query that needs them reports it."""
+        from graphrag.snapshot.corpus import corpus_for
+        from graphrag.snapshot.lexical import lexical_index
+
+        try:
+            corpus = corpus_for(snapshot)
+            if lexical:
+                lexical_index(corpus, self.rag.settings.query.stemmer_language)
+        except Exception:
+            log.warning("building the query arrays of %s failed", snapshot.index.generation, exc_info=True)
+
+    def _record(
+        self, started: float, reason: str, stats: IndexStats | None = None, error: str | None = None
+    ) -> None:
+        self.updates += 1
+        entry: dict[str, Any] = {
+            "reason": reason,
+            "started": round(started, 3),
+            "seconds": round(time.time() - started, 3),
+        }
+        if stats is not None:
+            entry.update(
+                up_to_date=stats.up_to_date,
+                added=stats.added,
+                changed=stats.changed,
+                removed=stats.removed,
+                notes=stats.notes,
+            )
+        if error is not None:
+            entry["error"] = error
+        self.last_update = entry
+
+    # -- watching -----------------------------------------------------------------------
+    def start(self) -> None:
+        """Watch the vault in a daemon thread until ``stop``."""
+        if self.rag.vault is None:
+            raise VaultError(str(self.rag.index_dir), "this index does not know its vault")
+        if self.watching:
+            return
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name="vault-graphrag-watch", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+    def relevant(self, path: str) -> bool:
+        """Vault files only: not the index folder, not dot-folders (.obsidian, .git, .trash)."""
+        vault = self.rag.vault
+        assert vault is not None
+        p = Path(path)
+        try:
+            p.relative_to(self.rag.index_dir)
+            return False
+        except ValueError:
+            pass
+        try:
+            rel = p.relative_to(vault)
+        except ValueError:
+            return False
+        return not any(part.startswith(".") for part in rel.parts)
+
+    def _run(self) -> None:
+        import watchfiles
+
+        vault = self.rag.vault
+        assert vault is not None
+        # Changes made before the watcher is armed are caught by one update on the first tick.
+        pending = True
+        for changes in watchfiles.watch(
+            vault,
+            watch_filter=lambda _change, path: self.relevant(path),
+            debounce=self.debounce_ms,
+            step=QUIET_STEP_MS,
+            stop_event=self._stop,
+            rust_timeout=IDLE_TICK_MS,
+            yield_on_timeout=True,
+            raise_interrupt=False,
+        ):
+            pending = pending or bool(changes)
+            if not pending or self._stop.is_set():
+                continue
+            try:
+                self.update(reason="watch")
+                pending = False
+            except IndexBusyError:
+                log.info("index busy (another indexer holds the lock); retrying")
+            except Exception:  # keep watching: the next change may fix it
+                log.exception("re-indexing %s after a change failed", vault)
+                pending = False

@@ -1,0 +1,115 @@
+"""Model Context Protocol server: vault context for assistants (Claude Desktop, IDEs).
+
+``build_mcp_server(rag)`` exposes the facade as MCP tools with typed inputs;
+``vault-graphrag mcp VAULT`` runs it over stdio. Like the HTTP server it is a
+thin adapter: parse (the SDK validates against the signatures), call one
+``VaultRAG`` method, return the CLI's ``--json`` shape. Our errors reach the
+assistant as tool errors whose text names the problem and the closest notes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Annotated, Any, Literal, TypeVar
+
+from mcp.server import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
+
+from graphrag.api import VaultRAG
+from graphrag.errors import VaultRAGError
+from indexer import __version__
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+INSTRUCTIONS = (
+    "Tools over the user's Obsidian vault (Markdown notes linked into a graph). "
+    "Use `query` to answer a question from the notes, `search` to find notes, `focus` for the "
+    "context around a note the user names, and `get_note` to read one note."
+)
+
+Budget = Annotated[
+    int | None, Field(ge=0, le=200_000, description="Tokens for related notes (default 2000).")
+]
+Seed = Annotated[int | None, Field(description="Fixes the random choices: same seed, same answer.")]
+
+
+def _tool_errors(fn: F) -> F:
+    """Our errors become tool errors with their message; anything else stays a crash."""
+
+    @wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except VaultRAGError as exc:
+            raise ToolError(str(exc)) from exc
+
+    return wrapper  # type: ignore[return-value]
+
+
+def build_mcp_server(rag: VaultRAG) -> MCPServer:
+    """An MCP server whose tools answer from ``rag``."""
+    server = MCPServer(
+        "vault-graphrag", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
+    )
+
+    @server.tool()
+    @_tool_errors
+    def focus(
+        note: Annotated[str, Field(min_length=1, description="The note: uri, title or alias.")],
+        budget: Budget = None,
+        seed: Seed = None,
+        exclude: Annotated[
+            list[str], Field(description="uris already seen (to page through more).")
+        ] = [],  # noqa: B006 - the SDK copies validated arguments
+    ) -> dict[str, Any]:
+        """The context around one note of the vault: the note itself (with its parent path,
+        children, siblings, links and backlinks) and the most related notes, ranked by how
+        they relate (parent, child, link, backlink, sibling, ...), within a token budget."""
+        return rag.focus(note, budget=budget, seed=seed, exclude=exclude).to_json()
+
+    @server.tool()
+    @_tool_errors
+    def query(
+        question: Annotated[str, Field(min_length=1, description="What to look up, in words.")],
+        budget: Budget = None,
+        seed: Seed = None,
+        folder: Annotated[list[str], Field(description="Only notes in these folders.")] = [],  # noqa: B006
+        tag: Annotated[list[str], Field(description="Only notes with all these tags.")] = [],  # noqa: B006
+    ) -> dict[str, Any]:
+        """Answer a question from the vault: the notes that best match it (entry notes) and
+        the notes related to them in the graph, with how they relate, within a token budget.
+        `#tags` in the question select notes by tag."""
+        filters = {"folder": folder, "tag": tag}
+        return rag.query(question, budget, seed=seed, filters=filters).to_json()
+
+    @server.tool()
+    @_tool_errors
+    def search(
+        text: Annotated[str, Field(min_length=1, description="Words or a phrase to find.")],
+        mode: Annotated[
+            Literal["semantic", "lexical", "hybrid", "hierarchical"],
+            Field(description="semantic: by meaning; lexical: by words; hybrid: both fused; "
+                  "hierarchical: relevant folders/tags/hubs first."),
+        ] = "hybrid",
+        top_k: Annotated[int | None, Field(ge=1, le=100, description="How many notes.")] = None,
+    ) -> dict[str, Any]:
+        """Find notes by meaning and/or words: a ranked list with the best-matching passage."""
+        method = {
+            "semantic": rag.semantic_search,
+            "lexical": rag.lexical_search,
+            "hybrid": rag.hybrid_search,
+            "hierarchical": rag.hierarchical_search,
+        }[mode]
+        return method(text, top_k).to_json()
+
+    @server.tool()
+    @_tool_errors
+    def get_note(
+        note: Annotated[str, Field(min_length=1, description="The note: uri, title or alias.")],
+    ) -> dict[str, Any]:
+        """Read one note in full: its text, front matter, tags, parent, links and backlinks."""
+        return rag.get_note(note).to_json()
+
+    return server

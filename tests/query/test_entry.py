@@ -1,0 +1,137 @@
+"""Query mode, entry notes: tags, titles and aliases, the evidence gate, empty questions."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphrag.errors import InvalidRequestError
+from graphrag.query.entry import parse_query
+from tests.support.query_vault import make_rag, uris
+
+TAGGED = {
+    "Alpha.md": "# Alpha\n\n#project/alpha\nPlans for the new bridge.\n",
+    "Beta.md": "---\ntags: [project]\n---\n# Beta\n\nA garden shed.\n",
+    "Gamma.md": "# Gamma\n\n#projectile\nStones and slings.\n",
+    "Delta.md": "# Delta\n\nUnrelated text about rivers.\n",
+}
+
+
+def test_parse_query_takes_tags_out_of_the_text_but_keeps_their_words():
+    q = parse_query("Status of #project/alpha and #Garden-Beds, not #123 or mail#x?")
+    assert q.tags == ("project/alpha", "garden-beds")
+    assert q.search_text == "Status of project alpha and Garden Beds, not #123 or mail#x?"
+
+
+def test_a_tag_in_the_question_makes_entries_of_its_notes_and_its_nested_tags(tmp_path):
+    rag = make_rag(tmp_path, TAGGED)
+    result = rag.query("what is the state of #project", seed=0)
+    entries = {e.uri: e for e in result.entries}
+    # Alpha carries only #project/alpha: a nested tag matches its ancestor in the question.
+    assert set(entries) == {"Alpha", "Beta"}
+    assert all("tag" in e.matched_by for e in entries.values())
+    # Beta shares no word with the question: the tag alone made it an entry.
+    assert "vector" not in entries["Beta"].matched_by
+    assert "Gamma" not in uris(result.related)  # #projectile is not #project
+
+
+def test_a_nested_tag_in_the_question_does_not_match_its_ancestor(tmp_path):
+    rag = make_rag(tmp_path, TAGGED)
+    result = rag.query("#project/alpha", seed=0)
+    assert uris(result.entries) == ["Alpha"]
+
+
+def test_a_title_or_alias_named_in_the_question_is_an_entry_however_weak_its_vector(tmp_path):
+    rag = make_rag(
+        tmp_path,
+        {
+            "Places/Zirbenkopf Bivouac.md": (
+                "---\naliases: [Bivvy]\n---\n# Zirbenkopf Bivouac\n\nStone shelter, nine bunks.\n"
+            ),
+            "Maintenance.md": "# Maintenance\n\nWho maintains the shelters near the ridge?\n",
+        },
+        query={"vector_entry_count": 1},
+    )
+    result = rag.query("Who maintains the Bivvy near the ridge", seed=0, explain=True)
+    entry = {e.uri: e for e in result.entries}["Places/Zirbenkopf Bivouac"]
+    assert entry.matched_by == ("title",)
+    assert entry.explain is not None
+    assert entry.explain.vector < rag.settings.query.entry_min_similarity
+    by_title = rag.query("how far is it to zirbenkopf bivouac", seed=0)
+    assert "title" in by_title.entries[0].matched_by  # several words: any case
+
+
+def test_a_one_word_title_must_be_written_as_a_name(tmp_path):
+    rag = make_rag(
+        tmp_path, {"Home.md": "# Home\n\nStart page.\n", "Road.md": "# Road\n\nA road.\n"}
+    )
+    lower = rag.query("how do I get home from the ridge", seed=0)
+    assert all("title" not in e.matched_by for e in lower.entries)
+    named = rag.query("what is on Home", seed=0)
+    assert "title" in {e.uri: e for e in named.entries}["Home"].matched_by
+
+
+AMBIGUOUS = {
+    "Pods/Markdown.md": "# Markdown\n\nExport pods write files.\n",
+    "Tags/Markdown.md": "# Markdown\n\nA tag page.\n",
+    "Doctor.md": "# Doctor\n\nThe doctor check finds clashing extensions.\n",
+}
+
+
+def test_a_name_several_notes_bear_does_not_make_entries_of_them(tmp_path):
+    question = "Which Markdown tool does the doctor check list as clashing extensions"
+    rag = make_rag(tmp_path, AMBIGUOUS, query={"vector_entry_count": 1})
+    result = rag.query(question, seed=0)
+    # Two notes are titled "Markdown": the question does not say which it means, so
+    # neither takes an entry slot; the best match by score does.
+    assert uris(result.entries) == ["Doctor"]
+    lenient = make_rag(
+        tmp_path / "lenient", AMBIGUOUS, query={"vector_entry_count": 1, "title_max_notes": 2}
+    )
+    named = set(uris(lenient.query(question, seed=0).entries))
+    assert named == {"Doctor", "Pods/Markdown", "Tags/Markdown"}
+
+
+def test_nothing_relevant_says_so_and_invents_no_entries(tmp_path):
+    rag = make_rag(tmp_path, TAGGED)
+    result = rag.query("quantum chromodynamics lattice", budget=2000, seed=0)
+    assert result.entries == () and result.related == ()
+    data = result.to_json()
+    assert data["entryNotes"] == [] and data["relatedNotes"] == []
+    assert data["tokens"] == {"budget": 2000, "used": 0}
+    assert "no note is relevant" in data["message"]
+
+
+def test_an_unknown_tag_is_named_in_the_message(tmp_path):
+    rag = make_rag(tmp_path, TAGGED)
+    result = rag.query("#nonexistent", seed=0)
+    assert result.entries == ()
+    assert "#nonexistent" in (result.message or "")
+
+
+def test_one_shared_common_word_is_not_enough_for_a_lexical_entry(tmp_path):
+    rag = make_rag(tmp_path, TAGGED)
+    # "rivers" shares its stem with "river", but that is one term in four.
+    assert rag.query("river kubernetes ingress controller", seed=0).entries == ()
+    assert uris(rag.query("rivers unrelated", seed=0).entries)[0] == "Delta"
+
+
+def test_max_entries_caps_named_notes_too(tmp_path):
+    files = {f"N{i}.md": f"---\ntags: [batch]\n---\n# N{i}\n\nText {i}.\n" for i in range(8)}
+    rag = make_rag(tmp_path, files, query={"max_entries": 4})
+    assert len(rag.query("#batch", seed=0).entries) == 4
+
+
+@pytest.mark.parametrize("question", ["", "   ", "\n\t"])
+def test_an_empty_question_is_an_error_everywhere(tmp_path, question):
+    rag = make_rag(tmp_path, TAGGED)
+    calls = [
+        rag.query,
+        rag.semantic_search,
+        rag.lexical_search,
+        rag.hybrid_search,
+        rag.hierarchical_search,
+        rag.graph_search,
+    ]
+    for call in calls:
+        with pytest.raises(InvalidRequestError, match="empty"):
+            call(question)
