@@ -354,7 +354,7 @@ describe("ask pane", () => {
   it("asks about this note (focus mode) and inserts the answer at the cursor", async () => {
     const { app, view } = await askPane({ defaultModel: "test-stream" });
     app.runCommand("ask-note");
-    expect(view.scopeSelect.value).toBe("note");
+    await until(() => view.scopeSelect.value === "note", "the note scope");
     const bodies: { note?: string }[] = [];
     window.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
       if (String(input).endsWith("/ask")) bodies.push(JSON.parse(String(init?.body)));
