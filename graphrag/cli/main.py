@@ -246,3 +246,6 @@ from graphrag.cli.query import evaluate, query, search  # noqa: E402, I001
 cli.add_command(query)
 cli.add_command(search)
 cli.add_command(evaluate)
+from graphrag.cli.plugin import plugin  # noqa: E402, I001
+
+cli.add_command(plugin)
