@@ -3,14 +3,9 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import shutil
-import signal
-import subprocess
 import sys
-import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -20,7 +15,7 @@ from indexer import build_index, load_index
 from indexer.store import MANIFEST
 from indexer.tokens import get_tokenizer
 from tests.support.fakes import HashEmbedder
-from tests.support.files import ROOT, write
+from tests.support.files import write
 
 
 def index(vault: Path, index_dir: Path, **kwargs: object):  # noqa: ANN201
@@ -222,84 +217,7 @@ def test_damaged_generation_leads_to_a_rebuild(sample_vault: Path, tmp_path: Pat
     assert load_index(index_dir).manifest["counts"]["notes"] == 37
 
 
-# -- killing the indexer ----------------------------------------------------------------------
-CHILD = textwrap.dedent(
-    """
-    import sys, time
-    from pathlib import Path
-    sys.path.insert(0, {root!r})
-    import indexer.store
-    from indexer import build_index
-    from tests.support.fakes import HashEmbedder
-
-    flag = Path({flag!r})
-    stage = {stage!r}
-
-    class Slow(HashEmbedder):
-        def embed(self, texts, progress=None):
-            if stage == "embedding":
-                flag.write_text("embedding")
-                time.sleep(600)
-            return super().embed(texts, progress)
-
-    if stage == "commit":
-        real = indexer.store.write_json_atomic
-        def slow_write(path, data):
-            flag.write_text("commit")
-            time.sleep(600)
-            real(path, data)
-        indexer.store.write_json_atomic = slow_write
-
-    build_index({vault!r}, {index_dir!r}, embedder=Slow())
-    """
-)
-
-
-@pytest.mark.parametrize("stage", ["embedding", "commit"])
-def test_sigkill_leaves_the_previous_index_intact(sample_vault: Path, tmp_path: Path, stage: str) -> None:
-    index_dir = tmp_path / "idx"
-    index(sample_vault, index_dir)
-    old = load_index(index_dir)
-    old_body, old_vectors = old.body("Places/Käsekeller"), len(old.vectors)
-    old.close()
-    # A large edit: every note rewritten.
-    for path in sample_vault.rglob("*.md"):
-        path.write_text(path.read_text(encoding="utf-8") + "\n\nAppended in a big edit.\n", encoding="utf-8")
-
-    flag = tmp_path / "flag"
-    script = tmp_path / "child.py"
-    script.write_text(CHILD.format(root=str(ROOT), flag=str(flag), stage=stage,
-                                   vault=str(sample_vault), index_dir=str(index_dir)))
-    child = subprocess.Popen([sys.executable, str(script)], cwd=ROOT)
-    try:
-        deadline = time.monotonic() + 60
-        while not flag.exists():
-            assert child.poll() is None, "the child indexer exited early"
-            assert time.monotonic() < deadline, "the child indexer never reached its stage"
-            time.sleep(0.05)
-        os.kill(child.pid, signal.SIGKILL)
-        assert child.wait(timeout=30) == -signal.SIGKILL
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
-
-    leftovers = [p.name for p in index_dir.iterdir() if p.name.startswith((".gen-", "gen-000002"))]
-    assert leftovers  # the killed run left its unfinished generation behind ...
-    snap = load_index(index_dir)  # ... and the previous one is still current and whole
-    assert snap.manifest["generation"] == "gen-000001"
-    assert snap.body("Places/Käsekeller") == old_body
-    assert len(snap.vectors) == old_vectors == len(
-        {r[0] for r in snap.db.execute("SELECT vec_id FROM chunks")}
-    )
-    snap.close()
-
-    stats = index(sample_vault, index_dir)  # the next run completes and cleans up
-    assert stats.changed == 37 and not stats.up_to_date
-    names = sorted(p.name for p in index_dir.iterdir())
-    assert names == [".lock", "gen-000001", "gen-000002", MANIFEST]
-    assert json.loads((index_dir / MANIFEST).read_text())["generation"] == "gen-000002"
-    assert "Appended in a big edit." in load_index(index_dir).body("Places/Käsekeller")
+# Killing the indexer at each step of an update: tests/indexer/test_kill.py.
 
 
 def test_token_counts_never_need_the_network(monkeypatch: pytest.MonkeyPatch) -> None:

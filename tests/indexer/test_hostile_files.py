@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -114,20 +115,29 @@ def test_notes_under_the_default_limit_are_whole(sample_vault: Path, tmp_path: P
 
 
 # -- item 5: deep folders ---------------------------------------------------------------------
-def test_a_thousand_nested_folders_are_walked(tmp_path: Path) -> None:
+@pytest.fixture
+def deep_vault(tmp_path: Path) -> Iterator[Path]:
+    """990 nested folders, made one by one and removed by find(1): pathlib's
+    mkdir(parents=True) and shutil.rmtree (pytest's cleanup too) recurse once per level."""
     vault = tmp_path / "vault"
-    deep = vault
-    for _ in range(990):  # one by one: mkdir(parents=True) itself recurses that deep
-        deep = deep / "d"
-        deep.mkdir(parents=deep.parent == vault)
-    (deep / "Bottom.md").write_text("At the bottom. [[Top]]\n")
+    folders = [vault.joinpath(*(["d"] * n)) for n in range(1, 991)]
+    vault.mkdir()
+    for folder in folders:
+        folder.mkdir()
+    (folders[-1] / "Bottom.md").write_text("At the bottom. [[Top]]\n")
     write(vault, "Top.md", "At the top. [[Bottom]]\n")
     write(vault, "d/d.md", "The first folder's note.\n")
-    stats = index(vault, tmp_path / "idx")
+    yield vault
+    subprocess.run(["find", str(folders[1]), "-depth", "-delete"], check=True)
+
+
+def test_a_thousand_nested_folders_are_walked(deep_vault: Path, tmp_path: Path) -> None:
+    stats = index(deep_vault, tmp_path / "idx")
     assert (stats.notes, stats.warnings) == (3, [])
     snap = load_index(tmp_path / "idx")
     bottom = "/".join(["d"] * 990) + "/Bottom"
     assert snap.graph.has_edge("Top", bottom) and snap.graph.has_edge(bottom, "Top")
+    snap.close()
 
 
 # -- item 10: input that used to be dropped without a word ----------------------------------------
