@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__
-from .chunk import Chunk, chunk_note
+from .chunk import CHUNKER_VERSION, Chunk, chunk_note
 from .config import IndexConfig, IndexSettings
 from .embed import Embedder, make_embedder
 from .errors import IndexMissingError, IndexStaleError, VaultError
@@ -79,6 +79,7 @@ def config_hash(config: IndexConfig) -> str:
     relevant = asdict(config.index)
     relevant.pop("index_dir", None)
     relevant.pop("workers", None)
+    relevant["chunker"] = CHUNKER_VERSION
     return hashlib.blake2b(json.dumps(relevant, sort_keys=True).encode(), digest_size=8).hexdigest()
 
 

@@ -1,24 +1,33 @@
 """Heading-aware chunks for embedding.
 
 A note is cut at its headings into sections; each section keeps its heading
-path (``Recipes > Brine > Salt``). Sections longer than the limit are split at
-blank lines, then at sentence ends, then at token boundaries; short neighbouring
-sections are merged while they fit, so a note of many tiny sections does not
-become many tiny vectors. The text that is embedded is the note title and the
+path (``Recipes > Brine > Salt``). Sections longer than the limit are split
+between Markdown blocks (``blocks.py``: a list, table, callout or code block is
+kept whole while it fits, else cut only between its items, rows, inner blocks or
+lines), then at sentence ends, then between words, then at token boundaries; each
+part is the section's text exactly as written (a list keeps its numbers and
+indentation), with its own line range. Short neighbouring sections are merged
+while they fit, so a note of many tiny sections does not become many tiny vectors. The text that is embedded is the note title and the
 heading path in front of the chunk body, so a chunk that says "add 3% salt"
 still knows it is about brine; the limit counts that prefix too.
 """
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import re
 from dataclasses import dataclass
 
+from .blocks import blocks, line_offsets
 from .parse import Heading
 from .tokens import Tokenizer
 
+# Bumped when the same note would be cut into different chunks: an index built by an
+# older chunker is re-parsed (``build.config_hash``); unchanged chunks keep their vectors.
+CHUNKER_VERSION = 2
 SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+")
+WORD_GAP_RE = re.compile(r"\s+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,8 +92,12 @@ def chunk_note(
         if tokenizer.count(text) <= budget:
             pieces.append((path, start, end, text))
             continue
-        for part in _split(text, budget, tokenizer):
-            pieces.append((path, start, end, part))
+        section = "\n".join(lines[start:end])
+        offsets = line_offsets(section)
+        for a, b in split_text(section, budget, tokenizer):
+            first = start + bisect.bisect_right(offsets, a) - 1
+            last = start + bisect.bisect_right(offsets, max(a, b - 1))
+            pieces.append((path, first, last, section[a:b]))
 
     merged: list[tuple[str, int, int, str]] = []
     for piece in pieces:
@@ -107,38 +120,98 @@ def chunk_note(
     return chunks
 
 
-def _split(text: str, budget: int, tokenizer: Tokenizer) -> list[str]:
-    """Split ``text`` into parts of at most ``budget`` tokens at the best boundaries."""
-    out: list[str] = []
-    current = ""
-    for unit in _units(text, budget, tokenizer):
-        candidate = f"{current}\n\n{unit}" if current else unit
-        if tokenizer.count(candidate) <= budget:
-            current = candidate
-        else:
-            if current:
-                out.append(current)
-            current = unit
-    if current:
-        out.append(current)
+def split_text(text: str, budget: int, tokenizer: Tokenizer) -> list[tuple[int, int]]:
+    """``text`` as consecutive character spans of at most ``budget`` tokens each, cut at
+    the best boundaries (see the module docstring); blank lines between spans are left
+    out, so ``text[a:b]`` is always a piece of the text as written."""
+    spans: list[tuple[int, int]] = []
+    current: tuple[int, int] | None = None
+    for a, b in _units(text, budget, tokenizer):
+        if current is not None and tokenizer.count(text[current[0] : b]) <= budget:
+            current = (current[0], b)
+            continue
+        if current is not None:
+            spans.append(current)
+        current = (a, b)
+    if current is not None:
+        spans.append(current)
+    return spans
+
+
+def _units(text: str, budget: int, tokenizer: Tokenizer) -> list[tuple[int, int]]:
+    """The smallest pieces worth keeping together, each within ``budget`` if it can be:
+    whole blocks, else their parts, else sentences, words or tokens."""
+    offsets = line_offsets(text)
+
+    def span(first: int, last: int) -> tuple[int, int]:
+        # From the line's first character: a nested item keeps its indentation.
+        return offsets[first], offsets[last] - 1
+
+    def fits(a: int, b: int) -> bool:
+        return tokenizer.count(text[a:b]) <= budget
+
+    units: list[tuple[int, int]] = []
+    for block in blocks(text):
+        a, b = span(block.start, block.end)
+        if fits(a, b):
+            units.append((a, b))
+            continue
+        ranges = [(block.start, block.start + block.head)] if block.head else []
+        ranges += list(block.parts) or [(block.start, block.end)]
+        if block.parts and block.parts[-1][1] < block.end:  # e.g. a code block's closing fence
+            ranges.append((block.parts[-1][1], block.end))
+        for first, last in ranges:
+            a, b = span(first, last)
+            if fits(a, b):
+                units.append((a, b))
+            else:
+                units.extend(_small_units(text, a, b, budget, tokenizer))
+    return units
+
+
+def _small_units(
+    text: str, a: int, b: int, budget: int, tokenizer: Tokenizer
+) -> list[tuple[int, int]]:
+    """Sentences of ``text[a:b]``; a sentence still too long goes by words, a word by tokens."""
+    out: list[tuple[int, int]] = []
+    for s_a, s_b in _pieces(text, a, b, SENTENCE_END_RE):
+        if tokenizer.count(text[s_a:s_b]) <= budget:
+            out.append((s_a, s_b))
+            continue
+        for w_a, w_b in _pieces(text, s_a, s_b, WORD_GAP_RE):
+            if tokenizer.count(text[w_a:w_b]) <= budget:
+                out.append((w_a, w_b))
+            else:
+                out.extend(_token_pieces(text, w_a, w_b, budget, tokenizer))
     return out
 
 
-def _units(text: str, budget: int, tokenizer: Tokenizer) -> list[str]:
-    units: list[str] = []
-    for para in re.split(r"\n\s*\n", text):
-        para = para.strip()
-        if not para:
-            continue
-        if tokenizer.count(para) <= budget:
-            units.append(para)
-            continue
-        for sentence in SENTENCE_END_RE.split(para):
-            if tokenizer.count(sentence) <= budget:
-                units.append(sentence)
+def _pieces(text: str, a: int, b: int, gap: re.Pattern[str]) -> list[tuple[int, int]]:
+    out = []
+    start = a
+    for m in gap.finditer(text, a, b):
+        if m.start() > start:
+            out.append((start, m.start()))
+        start = m.end()
+    if b > start:
+        out.append((start, b))
+    return out
+
+
+def _token_pieces(
+    text: str, a: int, b: int, budget: int, tokenizer: Tokenizer
+) -> list[tuple[int, int]]:
+    """Runs of at most ``budget`` tokens, each as long as it can be (by bisection on
+    characters, so a multi-byte character is never split)."""
+    out = []
+    while a < b:
+        lo, hi = a + 1, min(b, a + budget * 32)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if tokenizer.count(text[a:mid]) <= budget:
+                lo = mid
             else:
-                ids = tokenizer.encode(sentence)
-                units.extend(
-                    tokenizer.decode(ids[i : i + budget]) for i in range(0, len(ids), budget)
-                )
-    return units
+                hi = mid - 1
+        out.append((a, lo))
+        a = lo
+    return out
