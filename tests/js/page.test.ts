@@ -4,25 +4,15 @@
 // a related note, search. A screenshot is saved in the server's temp folder.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-
-export const CHROMIUM = "/usr/bin/chromium";
-export const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--no-first-run",
-];
+import { launchChromium } from "./chromium";
 
 const server = inject("server");
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run \`make chromium\` (apt-get install chromium)`);
-  // A fresh profile every run (launch() makes a temporary --user-data-dir and removes it).
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

@@ -178,7 +178,7 @@ describe("status bar and errors", () => {
     await plugin.checkStatus();
     expect(view.contentEl.textContent).toContain("needs a token");
     expect(app.modals.length).toBe(1); // the pane and the status bar both got 401: one prompt
-    const modal = app.modals[0] as TokenModal;
+    const modal = app.modals[0] as unknown as TokenModal;
     expect(modal).toBeInstanceOf(TokenModal);
     const input = modal.contentEl.querySelector("input")!;
     input.value = server.token;
@@ -208,7 +208,7 @@ describe("search", () => {
   it("suggests notes with snippets as you type; choosing one opens it", async () => {
     const { app } = await loadPlugin();
     app.runCommand("search");
-    const modal = app.modals[0] as SearchModal;
+    const modal = app.modals[0] as unknown as SearchModal;
     const hits = await modal.getSuggestions("spring water trough");
     expect(hits.map((h) => h.uri)).toContain("Places/Huts/Spring Box");
     const el = document.createElement("div");
@@ -221,7 +221,7 @@ describe("search", () => {
   it("only the last of fast keystrokes is sent", async () => {
     const { app } = await loadPlugin();
     app.runCommand("search");
-    const modal = app.modals[0] as SearchModal;
+    const modal = app.modals[0] as unknown as SearchModal;
     const pending = ["s", "sp", "spr", "spring"].map((q) => modal.getSuggestions(q));
     const results = await Promise.race([Promise.all(pending.slice(-1)), new Promise((r) => setTimeout(r, 3000))]);
     expect(results).toBeDefined();
