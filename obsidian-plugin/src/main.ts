@@ -162,7 +162,8 @@ export default class VaultGraphRagPlugin extends Plugin {
     if (this.polling !== null) window.clearTimeout(this.polling);
     this.polling = null;
     void this.checkStatus().then((status) => {
-      const seen = status === null || status.generation !== before;
+      // Done once a later generation is served and no update is running (one may hold the rest).
+      const seen = status === null || (status.generation !== before && !status.updating);
       if (!seen && tries > 1) {
         this.polling = window.setTimeout(() => this.pollForUpdate(before, tries - 1), UPDATE_POLL_MS);
       }

@@ -6,6 +6,8 @@ import { handleLinks } from "./links";
 import type VaultGraphRagPlugin from "./main";
 
 export const RELATED_VIEW = "vault-graphrag-related";
+// A fixed seed: the same note shows the same list (no reshuffling on every refresh).
+const SEED = 1;
 
 export class RelatedView extends ItemView {
   /** The note shown (its uri), or null. */
@@ -61,7 +63,7 @@ export class RelatedView extends ItemView {
     this.uri = uri;
     const id = ++this.request;
     this.rendered = this.plugin.client
-      .focus(uri, { budget: this.plugin.settings.relatedBudget })
+      .focus(uri, { budget: this.plugin.settings.relatedBudget, seed: SEED })
       .then((result) => {
         if (id === this.request) this.render(result);
       })
@@ -78,6 +80,7 @@ export class RelatedView extends ItemView {
     try {
       const result = await this.plugin.client.focus(uri, {
         budget: this.plugin.settings.relatedBudget,
+        seed: SEED,
         exclude: this.shown.map((n) => n.uri),
       });
       if (id !== this.request) return;
