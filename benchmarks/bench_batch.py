@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from graphrag import VaultRAG  # noqa: E402
-from graphrag.answer.ask import focus_context  # noqa: E402
+from graphrag.answer.prompts import focus_context  # noqa: E402
 from graphrag.batch.run import Item, run_batch  # noqa: E402
 from graphrag.config import load_settings  # noqa: E402
 
@@ -80,7 +80,9 @@ def main() -> None:
         cold()
         start, cpu = time.perf_counter(), cpu_seconds()
         for uri in picked:
-            json.dumps(focus_context(rag, uri, seed=args.seed).to_json(), ensure_ascii=False)
+            result = rag.focus(uri, seed=args.seed)
+            context = focus_context(result, rag.settings.llm.focus_list_limit)
+            json.dumps(context.to_json(), ensure_ascii=False)
         plain = time.perf_counter() - start
         rows.append(("plain loop (focus_context + JSON)", "-", args.n / plain, plain,
                      cpu_seconds() - cpu, 0, load(), 0.0))

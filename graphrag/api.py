@@ -6,7 +6,6 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +17,8 @@ from graphrag.snapshot.chunk_vectors import one_torch_thread
 from graphrag.snapshot.filters import Filters
 from graphrag.snapshot.graph import VaultGraph
 from graphrag.snapshot.names import name_index
-from indexer import IndexSnapshot, IndexStats, build_index, load_index
+from graphrag.snapshot.snapshot import Snapshot
+from indexer import IndexStats, build_index, load_index
 from indexer.build import default_index_dir
 from indexer.doctor import DoctorReport, diagnose
 from indexer.embed import Embedder, make_embedder
@@ -28,22 +28,10 @@ from indexer.tokens import Tokenizer, get_tokenizer
 if TYPE_CHECKING:
     import numpy as np
 
-    from graphrag.results.query import (
-        GraphSearchResult,
-        Neighbour,
-        NoteRecord,
-        QueryResult,
-        SearchResult,
-    )
+    from graphrag.results.lookup import Neighbour, NoteRecord
+    from graphrag.results.query import QueryResult
+    from graphrag.results.search import GraphSearchResult, SearchResult
     from graphrag.search.searches import Scope
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """An index generation and the graph view built from it, swapped as one."""
-
-    index: IndexSnapshot
-    graph: VaultGraph
 
 
 class VaultRAG:
@@ -437,15 +425,40 @@ class VaultRAG:
         from graphrag.answer.ask import ask
 
         return ask(
-            self,
             question,
+            lambda: self.query(question, budget=budget, seed=seed, output="prompt"),
+            self.settings.llm,
             model=model,
-            budget=budget,
-            seed=seed,
             system=system,
             options=options,
             on_chunk=on_chunk,
             dry_run=dry_run,
+        )
+
+    def summarise(
+        self,
+        note: str,
+        model: Any = None,
+        budget: int | None = None,
+        *,
+        seed: int | None = None,
+        system: str | None = None,
+        options: Mapping[str, Any] | None = None,
+        on_chunk: Callable[[str], None] | None = None,
+    ) -> Answer:
+        """Summarise ``note`` with a language model, from its focus-mode context.
+
+        Args are those of ``ask``; ``budget`` defaults to ``[focus] default_budget``.
+        """
+        from graphrag.answer.ask import summarise
+
+        return summarise(
+            lambda: self.focus(note, budget=budget, seed=seed),
+            self.settings.llm,
+            model=model,
+            system=system,
+            options=options,
+            on_chunk=on_chunk,
         )
 
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
-from graphrag.results.focus import SkippedNote
+from graphrag.results.notes import SkippedNote
 
 ELLIPSIS = "…"
 

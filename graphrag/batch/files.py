@@ -16,16 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from graphrag.errors import VaultRAGError
+from graphrag.errors import BatchError
 
 if TYPE_CHECKING:
     from graphrag.api import VaultRAG
 
 MODES = ("query", "focus", "summarise")
-
-
-class BatchError(VaultRAGError):
-    """The batch cannot start (unreadable input or output); nothing was written."""
 
 
 @dataclass(frozen=True)

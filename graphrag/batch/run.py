@@ -42,17 +42,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from graphrag.answer.ask import (
-    ask_prompt,
-    focus_context,
-    generate,
-    query_context,
-    resolve,
-    summary_prompt,
-)
+from graphrag.answer.models import generate, model_options, resolve, system_prompt
+from graphrag.answer.prompts import ask_prompt, focus_context, query_context, summary_prompt
 from graphrag.batch.files import (
     MODES,
-    BatchError,
     Item,
     load_done,
     note_items,
@@ -61,8 +54,7 @@ from graphrag.batch.files import (
     read_records,
     record_key,
 )
-from graphrag.config.llm import model_options
-from graphrag.errors import VaultRAGError
+from graphrag.errors import BatchError, VaultRAGError
 
 if TYPE_CHECKING:
     import llm
@@ -71,7 +63,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MODES",
-    "BatchError",
     "BatchStats",
     "Item",
     "Line",
@@ -145,10 +136,11 @@ def retrieve(
     record = _head(item)
     try:
         if item.mode == "query":
-            context = query_context(rag, item.text, budget=budget, seed=seed)
+            context = query_context(rag.query(item.text, budget=budget, seed=seed, output="prompt"))
             prompt = ask_prompt(context, item.text, system)
         else:
-            context = focus_context(rag, item.text, budget=budget, seed=seed)
+            result = rag.focus(item.text, budget=budget, seed=seed)
+            context = focus_context(result, rag.settings.llm.focus_list_limit)
             if item.mode == "summarise":
                 prompt = summary_prompt(context, system, task)
             elif item.question:
@@ -188,7 +180,7 @@ def answer(
     model: llm.Model, record: dict[str, Any], options: dict[str, Any]
 ) -> dict[str, Any]:
     """Add the model's answer (or summary) to a retrieved record."""
-    from graphrag.answer.ask import Prompt
+    from graphrag.answer.prompts import Prompt
 
     start = time.perf_counter()
     record["model"] = model.model_id
@@ -331,7 +323,7 @@ def run_batch(
     chosen = resolve(rag.settings.llm, model) if model is not None else None
     opts = model_options(chosen, rag.settings.llm, options) if chosen else {}
     kind = "summary" if any(i.mode == "summarise" for i in items) else "ask"
-    system = system or rag.settings.llm.system_prompt(kind)
+    system = system or system_prompt(rag.settings.llm, kind)
     task = rag.settings.llm.summary_task or None
     done_keys = load_done(out, retry_errors)
     todo = [i for i in items if i.key not in done_keys]

@@ -14,10 +14,10 @@ from typing import Any
 
 import click
 
+from graphrag.answer.models import get_model, model_name, read_prompt_file
 from graphrag.api import VaultRAG
 from graphrag.batch.run import MODES, BatchStats, Item, note_items, read_items, run_batch
 from graphrag.config import load_settings
-from graphrag.config.llm import get_model, model_name, read_prompt_file
 from graphrag.errors import VaultRAGError
 
 

@@ -19,8 +19,8 @@ import click
 
 from graphrag.api import VaultRAG
 from graphrag.config import Settings, load_settings
-from graphrag.config.server import check_bind
 from graphrag.errors import VaultRAGError
+from graphrag.serve.bind import check_bind
 
 
 def _errors(fn: Callable[..., Any]) -> Callable[..., Any]:

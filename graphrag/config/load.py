@@ -8,42 +8,20 @@ Unknown sections or keys are errors that name the key and its value.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any, get_type_hints
 
-from graphrag.config.focus import FocusSettings
-from graphrag.config.llm import LLMSettings
-from graphrag.config.query import QuerySettings
-from graphrag.config.server import ServerSettings
+from graphrag.config.settings import Settings
 from graphrag.errors import ConfigError
-from indexer.config import EmbeddingSettings, IndexConfig, IndexSettings
 
 ENV_PREFIX = "VAULTRAG_"
 # A table whose keys are free, passed through as given (e.g. [llm] options).
 OPEN_TABLE = "dict[str, typing.Any]"
-
-
-@dataclass(frozen=True)
-class Settings:
-    index: IndexSettings = field(default_factory=IndexSettings)
-    embedding: EmbeddingSettings = field(default_factory=EmbeddingSettings)
-    focus: FocusSettings = field(default_factory=FocusSettings)
-    query: QuerySettings = field(default_factory=QuerySettings)
-    server: ServerSettings = field(default_factory=ServerSettings)
-    llm: LLMSettings = field(default_factory=LLMSettings)
-
-    @property
-    def index_config(self) -> IndexConfig:
-        return IndexConfig(index=self.index, embedding=self.embedding)
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
 
 
 SECTIONS = {f.name: f for f in fields(Settings)}

@@ -31,7 +31,7 @@ from graphrag.details import query_details
 from graphrag.focus.mode import related_note
 from graphrag.focus.traverse import Candidate
 from graphrag.query.render import doc_json
-from graphrag.results.focus import Relation, UriAndTitle
+from graphrag.results.notes import Relation, UriAndTitle
 from graphrag.results.query import QueryNote
 from graphrag.snapshot.corpus import Corpus
 from graphrag.snapshot.graph import VaultGraph

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from graphrag.errors import InvalidRequestError, VaultRAGError
+from graphrag.errors import InvalidRequestError, QASetError
 from graphrag.eval.baselines import NoteBuilder, pack, rank_by_bm25, rank_by_vector
 
 if TYPE_CHECKING:
@@ -42,16 +42,6 @@ DEFAULT_BUDGETS = (1000, 2000, 4000)
 ALL = "all"
 # Known types come first in tables, in this order; others follow alphabetically.
 TYPE_ORDER = ("single", "multi")
-
-
-class QASetError(VaultRAGError):
-    """A question file is unreadable or a line is malformed; ``line`` is 1-based."""
-
-    def __init__(self, path: str, line: int | None, reason: str) -> None:
-        self.path = path
-        self.line = line
-        where = f"{path}, line {line}" if line is not None else path
-        super().__init__(f"{where}: {reason}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,10 +19,10 @@ from graphrag.focus.render import note_renderer, path_text
 from graphrag.focus.score import ScoreParts, score
 from graphrag.focus.selectors import Selector
 from graphrag.focus.traverse import Candidate, traverse
-from graphrag.results.focus import (
+from graphrag.results.focus import GraphRAGResult
+from graphrag.results.notes import (
     Explain,
     FocusNote,
-    GraphRAGResult,
     OutboundLink,
     RelatedNote,
     SkippedNote,

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from graphrag.results.focus import Relation
+from graphrag.results.notes import Relation
 
 PARENT = "parent"
 CHILD = "child"

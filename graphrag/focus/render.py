@@ -14,14 +14,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from graphrag.errors import ConfigError
-from graphrag.results.focus import (
-    FocusNote,
-    GraphRAGResult,
-    OutboundLink,
-    RelatedNote,
-    Relation,
-    UriAndTitle,
-)
+from graphrag.results.focus import GraphRAGResult
+from graphrag.results.notes import FocusNote, OutboundLink, RelatedNote, Relation, UriAndTitle
 
 FORMATS = ("json", "prompt")
 _COMPACT = (",", ":")

@@ -14,7 +14,7 @@ import random
 from dataclasses import dataclass
 
 from graphrag.config.focus import REMOTE, FocusSettings
-from graphrag.results.focus import Relation
+from graphrag.results.notes import Relation
 
 SECONDS_PER_DAY = 86_400.0
 

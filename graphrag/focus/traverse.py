@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from graphrag.config.focus import FocusSettings
 from graphrag.focus.relations import CHILD, INBOUND, OBJECT, PARENT, classify, rank
 from graphrag.focus.selectors import RandomSelector, Selector
-from graphrag.results.focus import Relation
+from graphrag.results.notes import Relation
 from graphrag.snapshot.graph import VaultGraph
 
 _HOP_ORDER = {PARENT: 0, CHILD: 1, OBJECT: 2, INBOUND: 3}

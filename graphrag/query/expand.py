@@ -43,33 +43,6 @@ class PathHit:
     path: tuple[str, ...]  # entry ... entry
 
 
-def neighbours(graph: VaultGraph, uri: str) -> set[str]:
-    """Parent, children, link targets and backlinks that can be traversed."""
-    return {u for u in raw_neighbours(graph, uri) if graph.is_traversable(u)}
-
-
-def raw_neighbours(graph: VaultGraph, uri: str) -> set[str]:
-    """The same, ghosts and attachments included (cheaper: check only what is used)."""
-    out = set(graph.children(uri))
-    out.update(graph.backlinks(uri))
-    parent = graph.parent(uri)
-    if parent is not None:
-        out.add(parent)
-    out.update([link.target for link in graph.outlinks(uri)])
-    out.discard(uri)
-    return out
-
-
-def degree(graph: VaultGraph, uri: str) -> int:
-    """An upper bound of ``len(neighbours)``, without building the set."""
-    return (
-        len(graph.children(uri))
-        + len(graph.backlinks(uri))
-        + len(graph.outlinks(uri))
-        + (graph.parent(uri) is not None)
-    )
-
-
 def most_specific(tags: set[str] | Sequence[str]) -> tuple[str, ...]:
     """Drop tags implied by a nested one in the same set (``project`` by ``project/x``)."""
     tags = set(tags)
@@ -134,11 +107,11 @@ def path_expansion(
 
     def adj(uri: str) -> set[str]:
         if uri not in cache:
-            cache[uri] = raw_neighbours(graph, uri)
+            cache[uri] = graph.raw_neighbours(uri)
         return cache[uri]
 
     def step_ok(uri: str) -> bool:
-        return degree(graph, uri) <= cap and graph.is_traversable(uri)
+        return graph.degree(uri) <= cap and graph.is_traversable(uri)
 
     ends = set(entries)
     hits: dict[str, PathHit] = {}

@@ -35,7 +35,7 @@ from graphrag.query.notes import DetailSource, entry_note, query_note, with_deta
 from graphrag.query.render import Doc, connection_lines, renderer
 from graphrag.query.score import Found, link_context, rank, weigh
 from graphrag.query.selector import SimilaritySelector
-from graphrag.results.focus import Relation, SkippedNote
+from graphrag.results.notes import Relation, SkippedNote
 from graphrag.results.query import EntryNote, QueryNote, QueryResult
 from graphrag.snapshot.corpus import Corpus
 from graphrag.snapshot.filters import Filters

@@ -15,7 +15,7 @@ from graphrag.focus.render import path_text
 from graphrag.query.entry import Entry
 from graphrag.query.expand import shared_tags
 from graphrag.query.score import Ranked
-from graphrag.results.focus import FocusNote, OutboundLink, UriAndTitle
+from graphrag.results.notes import FocusNote, OutboundLink, UriAndTitle
 from graphrag.results.query import EntryExplain, EntryNote, QueryNote
 from graphrag.snapshot.corpus import Corpus
 from graphrag.snapshot.graph import VaultGraph

@@ -27,7 +27,7 @@ from graphrag.config.query import QuerySettings
 from graphrag.focus.score import SECONDS_PER_DAY, score
 from graphrag.focus.traverse import Candidate
 from graphrag.query.entry import Entry
-from graphrag.results.focus import Relation, SkippedNote
+from graphrag.results.notes import Relation, SkippedNote
 from graphrag.results.query import QueryExplain
 from graphrag.snapshot.corpus import Corpus
 from graphrag.snapshot.graph import VaultGraph

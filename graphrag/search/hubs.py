@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from graphrag.config.query import QuerySettings
-from graphrag.results.query import SearchResult
+from graphrag.results.search import SearchResult
 from graphrag.search.searches import Scope, top_notes, vector_hit
 from graphrag.snapshot.chunk_vectors import inner_products
 from graphrag.snapshot.corpus import Corpus

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from graphrag.errors import InvalidRequestError
-from graphrag.results.focus import UriAndTitle
-from graphrag.results.query import Neighbour, NoteRecord
+from graphrag.results.lookup import Neighbour, NoteRecord
+from graphrag.results.notes import UriAndTitle
 from graphrag.snapshot.graph import VaultGraph
 from indexer.load import IndexSnapshot
 

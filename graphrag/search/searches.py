@@ -19,9 +19,8 @@ import numpy as np
 
 from graphrag.config.query import QuerySettings
 from graphrag.details import section_text
-from graphrag.query.expand import neighbours
-from graphrag.results.focus import UriAndTitle
-from graphrag.results.query import GraphSearchResult, SearchHit, SearchResult
+from graphrag.results.notes import UriAndTitle
+from graphrag.results.search import GraphSearchResult, SearchHit, SearchResult
 from graphrag.snapshot.corpus import Corpus
 from graphrag.snapshot.graph import VaultGraph
 from graphrag.snapshot.lexical import LexicalIndex, lexical_index
@@ -162,7 +161,7 @@ def graph_ranking(
         for rank, i in enumerate(ranking[: s.hybrid_graph_seeds], start=1):
             weight = 1.0 / rank
             votes[i] = votes.get(i, 0.0) + weight
-            near = _closest(neighbours(graph, corpus.uris[i]), corpus, sims, s.graph_max_neighbors)
+            near = _closest(graph.neighbours(corpus.uris[i]), corpus, sims, s.graph_max_neighbors)
             for j in near:
                 votes[j] = votes.get(j, 0.0) + weight
     allowed = scope.allowed

@@ -27,7 +27,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.cors import CORSMiddleware
 
 from graphrag.api import VaultRAG
-from graphrag.config.server import ServerSettings, check_origins
+from graphrag.config.server import ServerSettings
 from graphrag.errors import (
     AmbiguousNoteError,
     ConfigError,
@@ -39,6 +39,7 @@ from graphrag.errors import (
     VaultError,
     VaultRAGError,
 )
+from graphrag.serve.bind import check_origins
 from graphrag.serve.guard import HostOriginGuard, TokenAndBodyGuard
 from graphrag.serve.live import LiveIndex
 from indexer import __version__

@@ -26,7 +26,7 @@ from collections.abc import Iterable
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from graphrag.config.server import LOOPBACK_NAMES, is_loopback
+from graphrag.serve.bind import LOOPBACK_NAMES, is_loopback
 
 PUBLIC_PATHS = frozenset({"/health"})
 

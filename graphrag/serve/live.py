@@ -16,9 +16,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from graphrag.api import Snapshot, VaultRAG
+from graphrag.api import VaultRAG
 from graphrag.errors import IndexBusyError, VaultError, VaultRAGError
 from graphrag.snapshot.names import name_index
+from graphrag.snapshot.snapshot import Snapshot
 from indexer import IndexStats
 from indexer.store import read_manifest
 

@@ -45,7 +45,7 @@ from indexer.load import IndexSnapshot
 from indexer.vectors import VectorIndex
 
 if TYPE_CHECKING:
-    from graphrag.api import Snapshot
+    from graphrag.snapshot.snapshot import Snapshot
 
 T = TypeVar("T")
 

@@ -111,6 +111,30 @@ class VaultGraph:
             self._objects[uri] = hit
         return hit
 
+    def neighbours(self, uri: str) -> set[str]:
+        """Parent, children, link targets and backlinks that can be traversed."""
+        return {u for u in self.raw_neighbours(uri) if self.is_traversable(u)}
+
+    def raw_neighbours(self, uri: str) -> set[str]:
+        """The same, ghosts and attachments included (cheaper: check only what is used)."""
+        out = set(self.children(uri))
+        out.update(self.backlinks(uri))
+        parent = self.parent(uri)
+        if parent is not None:
+            out.add(parent)
+        out.update([link.target for link in self.outlinks(uri)])
+        out.discard(uri)
+        return out
+
+    def degree(self, uri: str) -> int:
+        """An upper bound of ``len(neighbours)``, without building the set."""
+        return (
+            len(self.children(uri))
+            + len(self.backlinks(uri))
+            + len(self.outlinks(uri))
+            + (self.parent(uri) is not None)
+        )
+
     def position(self, uri: str) -> int:
         """Index of ``uri`` among its parent's children (-1 for a root).
 

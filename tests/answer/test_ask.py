@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from graphrag import VaultRAG
-from graphrag.answer.ask import (
+from graphrag.answer.prompts import (
     FOCUS_SYSTEM,
     QUERY_SYSTEM,
     SUMMARY_SYSTEM,
@@ -17,16 +17,11 @@ from graphrag.answer.ask import (
     ask_prompt,
     cited,
     focus_context,
-    summarise,
     summary_prompt,
 )
 from graphrag.cli import cli
 from graphrag.config import load_settings
-from graphrag.config.llm import (
-    ModelCallError,
-    ModelNotConfiguredError,
-    UnknownModelError,
-)
+from graphrag.errors import ModelCallError, ModelNotConfiguredError, UnknownModelError
 from graphrag.query.render import render_prompt as render_query
 from tests.support.fakes import HashEmbedder
 from tests.support.llm_fakes import (
@@ -100,7 +95,7 @@ def test_budget_reaches_retrieval(rag: VaultRAG) -> None:
 
 
 def test_focus_and_summary_prompts_follow_the_same_layout(rag: VaultRAG) -> None:
-    context = focus_context(rag, "Spring Box", seed=2)
+    context = focus_context(rag.focus("Spring Box", seed=2), rag.settings.llm.focus_list_limit)
     prompt = ask_prompt(context, "Who made the lid?")
     assert prompt.system == FOCUS_SYSTEM
     assert prompt.prompt == f"{context.text.rstrip()}\n\n# Question\n\nWho made the lid?\n"
@@ -116,9 +111,10 @@ def test_focus_and_summary_prompts_follow_the_same_layout(rag: VaultRAG) -> None
 
 
 def test_summarise_sends_the_summary_prompt(rag: VaultRAG) -> None:
-    answer = summarise(rag, "Spring Box", model="echo", seed=2)
+    answer = rag.summarise("Spring Box", model="echo", seed=2)
     got = echoed(answer.text)
-    expected = summary_prompt(focus_context(rag, "Spring Box", seed=2))
+    limit = rag.settings.llm.focus_list_limit
+    expected = summary_prompt(focus_context(rag.focus("Spring Box", seed=2), limit))
     assert (got["system"], got["prompt"]) == (expected.system, expected.prompt)
     assert answer.sources[0] == ("Places/Huts/Spring Box", "Spring Box")
 
@@ -293,14 +289,15 @@ def test_focus_prompts_keep_the_nearest_siblings_only(tmp_path: Path) -> None:
     rag = VaultRAG.open(vault, index_dir=tmp_path / "idx", embedder=HashEmbedder())
     whole = rag.focus("Plugin 15", seed=1).focus_note
     assert len(whole.prior_siblings) == 14 and len(whole.younger_siblings) == 15
-    context = focus_context(rag, "Plugin 15", seed=1, list_limit=3)
+    context = focus_context(rag.focus("Plugin 15", seed=1), 3)
     focus = context.result.focus_note
     assert [u.title for u in focus.prior_siblings] == ["Plugin 12", "Plugin 13", "Plugin 14"]
     assert [u.title for u in focus.younger_siblings] == ["Plugin 16", "Plugin 17", "Plugin 18"]
     assert "Plugin 11 (" not in context.text.split("\n\n")[1]  # the focus block's lists
     assert context.to_json()["focusNote"]["priorSiblings"][0]["title"] == "Plugin 12"
-    default = focus_context(rag, "Plugin 15", seed=1)  # [llm] focus_list_limit = 20
+    default = focus_context(rag.focus("Plugin 15", seed=1), rag.settings.llm.focus_list_limit)
     assert default.result.focus_note.prior_siblings == whole.prior_siblings
     settings = load_settings(env={"VAULTRAG_LLM__FOCUS_LIST_LIMIT": "0"})
     unlimited = VaultRAG(rag.vault, rag.index_dir, settings, HashEmbedder())
-    assert focus_context(unlimited, "Plugin 15", seed=1).result.focus_note == whole
+    limit = unlimited.settings.llm.focus_list_limit
+    assert focus_context(unlimited.focus("Plugin 15", seed=1), limit).result.focus_note == whole

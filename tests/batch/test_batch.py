@@ -13,9 +13,10 @@ import pytest
 from click.testing import CliRunner
 
 from graphrag import VaultRAG
-from graphrag.answer.ask import QUERY_SYSTEM, SUMMARY_SYSTEM, focus_context, summary_prompt
-from graphrag.batch.run import BatchError, Item, load_done, note_items, read_items, run_batch
+from graphrag.answer.prompts import QUERY_SYSTEM, SUMMARY_SYSTEM, focus_context, summary_prompt
+from graphrag.batch.run import Item, load_done, note_items, read_items, run_batch
 from graphrag.cli import cli
+from graphrag.errors import BatchError
 from graphrag.focus.render import render_prompt
 from tests.support.fakes import HashEmbedder
 from tests.support.llm_fakes import (
@@ -98,7 +99,8 @@ def test_answers_and_summaries_come_from_the_model(rag: VaultRAG, tmp_path: Path
     assert (got["system"], got["prompt"]) == (by_id["a"]["prompt"]["system"],
                                               by_id["a"]["prompt"]["prompt"])
     summary = echoed(by_id["b"]["summary"])
-    expected = summary_prompt(focus_context(rag, "Spring Box", seed=4))
+    limit = rag.settings.llm.focus_list_limit
+    expected = summary_prompt(focus_context(rag.focus("Spring Box", seed=4), limit))
     assert (summary["system"], summary["prompt"]) == (SUMMARY_SYSTEM, expected.prompt)
     assert "answer" not in by_id["b"] and by_id["b"]["model"] == "echo"
     assert by_id["a"]["usage"]["input"] > 0 and by_id["a"]["seconds"]["model"] >= 0

@@ -12,7 +12,7 @@ import pytest
 
 from graphrag.api import VaultRAG
 from graphrag.config import load_settings
-from graphrag.errors import InvalidRequestError, VaultRAGError
+from graphrag.errors import InvalidRequestError, QASetError, VaultRAGError
 from graphrag.eval.baselines import (
     NoteBuilder,
     Packed,
@@ -25,7 +25,6 @@ from graphrag.eval.report import render_markdown, render_misses, render_text
 from graphrag.eval.run import (
     BM25System,
     GraphRAGSystem,
-    QASetError,
     QueryVectors,
     Question,
     Retrieved,

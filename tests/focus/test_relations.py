@@ -10,7 +10,7 @@ from graphrag.config.focus import FocusSettings
 from graphrag.focus.relations import TABLE, classify, rank
 from graphrag.focus.selectors import RankedSelector
 from graphrag.focus.traverse import traverse
-from graphrag.results.focus import Relation
+from graphrag.results.notes import Relation
 from tests.support.graph_builders import Vault
 
 HOP = {"P": "parent", "C": "child", "O": "object", "I": "inbound"}

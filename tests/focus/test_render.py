@@ -17,7 +17,7 @@ from graphrag.focus.render import (
     relation_sentence,
     render_prompt,
 )
-from graphrag.results.focus import RelatedNote, Relation, UriAndTitle, iso_utc
+from graphrag.results.notes import RelatedNote, Relation, UriAndTitle, iso_utc
 from indexer.tokens import get_tokenizer
 from tests.support.graph_builders import CALM, NOW, Vault
 

@@ -8,7 +8,8 @@ from graphrag.config.focus import FocusSettings
 from graphrag.errors import NoteNotFoundError
 from graphrag.focus.mode import focus
 from graphrag.focus.render import note_json
-from graphrag.results.focus import GraphRAGResult, Relation
+from graphrag.results.focus import GraphRAGResult
+from graphrag.results.notes import Relation
 from indexer.tokens import get_tokenizer
 from tests.support.graph_builders import CALM, NOW, Vault
 

@@ -12,7 +12,7 @@ from graphrag.config.focus import FocusSettings
 from graphrag.focus.mode import focus
 from graphrag.focus.render import note_block, note_json
 from graphrag.focus.score import depth_bonus, recency_bonus, score
-from graphrag.results.focus import RelatedNote, Relation
+from graphrag.results.notes import RelatedNote, Relation
 from indexer.tokens import get_tokenizer
 from tests.support.graph_builders import CALM, NOW, Vault
 

@@ -9,7 +9,7 @@ import pytest
 from graphrag.config.focus import FocusSettings
 from graphrag.focus.selectors import RandomSelector, RankedSelector
 from graphrag.focus.traverse import Traversal, traverse
-from graphrag.results.focus import Relation
+from graphrag.results.notes import Relation
 from tests.support.graph_builders import Vault
 
 SEEDS = range(40)

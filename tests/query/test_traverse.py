@@ -4,7 +4,7 @@ expansion, min_similarity, max_documents, the budget, determinism."""
 from __future__ import annotations
 
 from graphrag.query.render import json_text
-from graphrag.results.focus import Relation
+from graphrag.results.notes import Relation
 from tests.support.query_vault import NOW, json_tokens, make_rag, uris
 
 NO_EXPANSION = {"tag_expansion_enabled": False, "path_expansion_enabled": False}

@@ -16,11 +16,11 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from graphrag import IndexBusyError, NoteNotFoundError, VaultRAG
-from graphrag.api import Snapshot
 from graphrag.config import load_settings
 from graphrag.config.server import ServerSettings
 from graphrag.serve.app import create_app
 from graphrag.serve.live import LiveIndex
+from graphrag.snapshot.snapshot import Snapshot
 from indexer.store import write_lock
 from tests.support.fakes import HashEmbedder
 from tests.support.files import write

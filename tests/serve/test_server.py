@@ -16,8 +16,9 @@ from fastapi.testclient import TestClient
 from graphrag import ConfigError, VaultRAG
 from graphrag.cli import cli
 from graphrag.config import load_settings
-from graphrag.config.server import ServerSettings, check_bind, is_loopback
+from graphrag.config.server import ServerSettings
 from graphrag.serve.app import create_app
+from graphrag.serve.bind import check_bind, is_loopback
 from indexer.store import write_lock
 from tests.support.fakes import HASH_BACKEND, HashEmbedder
 from tests.support.files import write
