@@ -2,7 +2,7 @@
 
 import logging
 
-__version__ = "0.1.0"
+from .version import __version__
 
 from .build import IndexStats, build_index, parse_vault  # noqa: E402
 from .config import EmbeddingSettings, IndexConfig, IndexSettings  # noqa: E402

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import __version__
+from .version import __version__
 from .chunk import CHUNKER_VERSION, Chunk, chunk_note
 from .config import IndexConfig, IndexSettings
 from .embed import Embedder, make_embedder
