@@ -19,13 +19,24 @@ half-open, and trailing blank lines belong to no block. See docs/architecture.md
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from markdown_it import MarkdownIt
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
-_md = MarkdownIt("commonmark").enable("table")
-_md.core.ruler.disable(["inline", "text_join"])
+
+@functools.cache
+def _parser() -> MarkdownIt:
+    """Built on first use: importing the chunker (for its version, say) needs no parser."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark").enable("table")
+    md.core.ruler.disable(["inline", "text_join"])
+    return md
+
 
 FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 MATH_FENCE_RE = re.compile(r"^\s*\$\$")
@@ -69,7 +80,7 @@ def blocks(text: str) -> list[Block]:
     lines = text.split("\n")
     if not any(line.strip() for line in lines):
         return []
-    tokens = _md.parse(text)
+    tokens = _parser().parse(text)
     out: list[Block] = []
     i = 0
     while i < len(tokens):

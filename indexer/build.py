@@ -11,8 +11,6 @@ one-note edit of a 10k-note vault does not pay for resolving all of them.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import sqlite3
 import stat
@@ -27,16 +25,24 @@ from pathlib import Path
 import numpy as np
 
 from .version import __version__
-from .chunk import CHUNKER_VERSION, Chunk, chunk_note
+from .chunk import Chunk, chunk_note
 from .config import IndexConfig, IndexSettings
 from .embed import Embedder, make_embedder
 from .errors import IndexMissingError, IndexStaleError, VaultError
+from .fresh import config_hash
 from .graphbuild import VaultGraphBuild, build_graph
 from .linktable import Namespace, refresh
 from .notes_io import note_to_row
 from .parse import ParsedNote, content_hash, note_uri, parse_note
 from .scan import FileEntry, file_kind, scan_vault
-from .store import GenerationWriter, open_generation, read_manifest, remove_leftovers, write_lock
+from .store import (
+    GenerationWriter,
+    default_index_dir,
+    open_generation,
+    read_manifest,
+    remove_leftovers,
+    write_lock,
+)
 from .tokens import get_tokenizer
 from .vectors import VectorIndex
 
@@ -69,18 +75,6 @@ class IndexStats:
 
     def to_json(self) -> dict:
         return asdict(self)
-
-
-def default_index_dir(vault: Path) -> Path:
-    return vault / ".graphrag"
-
-
-def config_hash(config: IndexConfig) -> str:
-    relevant = asdict(config.index)
-    relevant.pop("index_dir", None)
-    relevant.pop("workers", None)
-    relevant["chunker"] = CHUNKER_VERSION
-    return hashlib.blake2b(json.dumps(relevant, sort_keys=True).encode(), digest_size=8).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)

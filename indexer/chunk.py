@@ -18,10 +18,13 @@ import bisect
 import hashlib
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .blocks import blocks, line_offsets
-from .parse import Heading
-from .tokens import Tokenizer
+
+if TYPE_CHECKING:
+    from .parse import Heading
+    from .tokens import Tokenizer
 
 # Bumped when the same note would be cut into different chunks: an index built by an
 # older chunker is re-parsed (``build.config_hash``); unchanged chunks keep their vectors.

@@ -8,12 +8,14 @@ import sqlite3
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .store import open_generation
-from .vectors import VectorIndex
+
+if TYPE_CHECKING:  # imported where used: reading the graph needs neither (docs/architecture.md)
+    import networkx as nx
+
+    from .vectors import VectorIndex
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +66,8 @@ class IndexSnapshot:
 
     @property
     def vectors(self) -> VectorIndex:
+        from .vectors import VectorIndex
+
         with self._lock:
             if self._vectors is None:
                 path = self.generation / "vectors.faiss"
@@ -221,6 +225,8 @@ def graph_from_store(db: sqlite3.Connection) -> nx.MultiDiGraph:
 
 
 def graph_from_parts(parts: Parts) -> nx.MultiDiGraph:
+    import networkx as nx
+
     nodes, edges = parts
     g = nx.MultiDiGraph()
     g.add_nodes_from(nodes.items())

@@ -85,6 +85,10 @@ def migrate(db: sqlite3.Connection) -> None:
             db.execute(f"PRAGMA user_version = {number}")
 
 
+def default_index_dir(vault: Path) -> Path:
+    return vault / ".graphrag"
+
+
 def read_manifest(index_dir: Path) -> dict[str, Any] | None:
     path = index_dir / MANIFEST
     try:
