@@ -16,6 +16,9 @@ export default defineConfig({
     environmentOptions: { happyDOM: { url: "http://localhost/" } },
     // One server for all files: run them one at a time (2 cores shared with the Python server).
     fileParallelism: false,
+    // happy-dom logs every HTTP error status its fetch sees; the tests provoke 401/404/422 on
+    // purpose and assert on them, so those lines are noise.
+    onConsoleLog: (log) => !/^(GET|POST) http:\/\/127\.0\.0\.1:\d+\/\S* \d{3} /.test(log),
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
