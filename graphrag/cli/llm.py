@@ -1,15 +1,13 @@
 """``vault-graphrag ask`` and ``vault-graphrag batch``: answers and batch jobs with a model.
 
 Thin like the rest of the CLI: parse options, call ``VaultRAG.ask`` or
-``batch.run_batch``, print. Registered in ``cli.py``.
+``batch.run_batch``, print. Registered in ``cli.main``.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
-from functools import wraps
 from typing import Any
 
 import click
@@ -17,37 +15,13 @@ import click
 from graphrag.answer.models import get_model, model_name, read_prompt_file
 from graphrag.api import VaultRAG
 from graphrag.batch.run import MODES, BatchStats, Item, note_items, read_items, run_batch
+from graphrag.cli.common import errors, where
 from graphrag.config import load_settings
-from graphrag.errors import VaultRAGError
 
-
-def _errors(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Our errors become one-line messages with a non-zero exit, never tracebacks."""
-
-    @wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except VaultRAGError as exc:
-            raise click.ClickException(str(exc)) from exc
-
-    return wrapper
-
-
-_vault = click.option(
-    "--vault",
-    required=True,
-    type=click.Path(exists=True, file_okay=False),
-    help="The vault folder (or an index folder).",
-)
-_index_dir = click.option(
-    "--index-dir", type=click.Path(file_okay=False), help="Where the index lives."
-)
-_config = click.option(
-    "--config", type=click.Path(exists=True, dir_okay=False), help="A TOML settings file."
-)
 _model = click.option(
-    "-m", "--model", help="An llm model id or alias (default: [llm] model). `llm models` lists them."
+    "-m",
+    "--model",
+    help="An llm model id or alias (default: [llm] model). `llm models` lists them.",
 )
 _options = click.option(
     "-o",
@@ -67,9 +41,7 @@ _seed = click.option("--seed", type=int, help="Make the retrieval reproducible."
 
 @click.command()
 @click.argument("question")
-@_vault
-@_index_dir
-@_config
+@where
 @_model
 @_options
 @click.option("--budget", type=click.IntRange(min=0), help="Tokens for the context.")
@@ -77,7 +49,7 @@ _seed = click.option("--seed", type=int, help="Make the retrieval reproducible."
 @_system
 @click.option("--prompt-only", is_flag=True, help="Print the exact prompt; send nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print answer, sources, prompt, context.")
-@_errors
+@errors
 def ask(
     question: str,
     vault: str,
@@ -132,9 +104,7 @@ def ask(
 
 @click.command()
 @click.argument("input_file", required=False, type=click.Path(exists=True, dir_okay=False))
-@_vault
-@_index_dir
-@_config
+@where
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="JSON Lines output.")
 @click.option(
     "--mode",
@@ -150,16 +120,22 @@ def ask(
 @_seed
 @_system
 @click.option(
-    "--workers", type=click.IntRange(min=0), default=1, show_default=True,
+    "--workers",
+    type=click.IntRange(min=0),
+    default=1,
+    show_default=True,
     help="Retrieval processes (0: one per core).",
 )
 @click.option(
-    "--model-workers", type=click.IntRange(min=1), default=1, show_default=True,
+    "--model-workers",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
     help="Model calls at once (raise it for hosted APIs).",
 )
 @click.option("--retry-errors", is_flag=True, help="Run again the items that failed before.")
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: on a tty).")
-@_errors
+@errors
 def batch(
     input_file: str | None,
     vault: str,

@@ -1,57 +1,35 @@
 """``vault-graphrag query``, ``search`` and ``eval``: questions over a vault.
 
 Thin like the rest of the CLI: parse options, call one ``VaultRAG`` method (or
-``evaluate.run_eval``), print. Registered in ``cli.py``.
+``evaluate.run_eval``), print. Registered in ``cli.main``.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from functools import wraps
 from typing import Any
 
 import click
 
-from graphrag.api import VaultRAG
-from graphrag.config import load_settings
-from graphrag.errors import VaultRAGError
+from graphrag.cli.common import (
+    config_option,
+    errors,
+    index_dir_option,
+    open_vault,
+    vault_option,
+    where,
+)
 
 MODES = ("semantic", "lexical", "hybrid", "graph", "hierarchical")
-
-
-def _errors(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Our errors become one-line messages with a non-zero exit, never tracebacks."""
-
-    @wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except VaultRAGError as exc:
-            raise click.ClickException(str(exc)) from exc
-
-    return wrapper
-
-
-def _open(vault: str, index_dir: str | None, config: str | None) -> VaultRAG:
-    return VaultRAG.open(vault, settings=load_settings(config), index_dir=index_dir)
 
 
 def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
     """--vault, --index-dir, --config and the filters, shared by query and search."""
     options = [
-        click.option(
-            "--vault",
-            required=True,
-            type=click.Path(exists=True, file_okay=False),
-            help="The vault folder (or an index folder).",
-        ),
-        click.option(
-            "--index-dir", type=click.Path(file_okay=False), help="Where the index lives."
-        ),
-        click.option(
-            "--config", type=click.Path(exists=True, dir_okay=False), help="A TOML settings file."
-        ),
+        vault_option,
+        index_dir_option,
+        config_option,
         click.option(
             "--folder", multiple=True, help="Only notes in this folder (repeatable: any)."
         ),
@@ -89,7 +67,7 @@ def _filters(
 @click.option("--prompt", "fmt", flag_value="prompt", help="The CONTEXT: prompt for an LLM.")
 @click.option("--seed", type=int, help="Make the result reproducible.")
 @click.option("--explain", is_flag=True, help="Add score parts, paths and left-out notes.")
-@_errors
+@errors
 def query(
     question: str,
     vault: str,
@@ -116,7 +94,7 @@ def query(
     vault-graphrag query "#project status" --vault sample_vault --prompt --seed 1
     vault-graphrag query "salt" --vault sample_vault --folder Dairy --created 2019..2020
     """
-    rag = _open(vault, index_dir, config)
+    rag = open_vault(vault, index_dir, config)
     result = rag.query(
         question,
         budget=budget,
@@ -154,7 +132,7 @@ def query(
     help="graph mode: steps from the anchors.",
 )
 @click.option("--json", "as_json", is_flag=True, help="JSON output.")
-@_errors
+@errors
 def search(
     text: str,
     vault: str,
@@ -177,7 +155,7 @@ def search(
     vault-graphrag search "goat bells" --vault sample_vault --mode graph --hops 1 --json
     vault-graphrag search "cheese aging" --vault sample_vault --mode hierarchical --tag dairy
     """
-    rag = _open(vault, index_dir, config)
+    rag = open_vault(vault, index_dir, config)
     filters = _filters(folder, tag, prop, created, modified)
     if mode == "graph":
         result: Any = rag.graph_search(text, top_k=top_k, hops=hops, filters=filters)
@@ -232,16 +210,7 @@ class BudgetList(click.ParamType):
 
 @click.command(name="eval")
 @click.argument("questions", type=click.Path(exists=True, dir_okay=False))
-@click.option(
-    "--vault",
-    required=True,
-    type=click.Path(exists=True, file_okay=False),
-    help="The vault folder (or an index folder).",
-)
-@click.option("--index-dir", type=click.Path(file_okay=False), help="Where the index lives.")
-@click.option(
-    "--config", type=click.Path(exists=True, dir_okay=False), help="A TOML settings file."
-)
+@where
 @click.option(
     "--budget",
     "budgets",
@@ -256,7 +225,7 @@ class BudgetList(click.ParamType):
 @click.option("--markdown", is_flag=True, help="A Markdown table instead of columns.")
 @click.option("--json", "as_json", is_flag=True, help="Every outcome as JSON.")
 @click.option("--misses", type=int, metavar="BUDGET", help="Also list missed gold notes at BUDGET.")
-@_errors
+@errors
 def evaluate(
     questions: str,
     vault: str,
@@ -278,7 +247,8 @@ def evaluate(
     """
     from graphrag.eval import report as eval_report
     from graphrag.eval import run as ev
-    rag = _open(vault, index_dir, config)
+
+    rag = open_vault(vault, index_dir, config)
     report = ev.run_eval(
         rag,
         questions,
@@ -289,7 +259,10 @@ def evaluate(
     if as_json:
         click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
         return
-    click.echo(eval_report.render_markdown(report) if markdown else eval_report.render_text(report), nl=False)
+    click.echo(
+        eval_report.render_markdown(report) if markdown else eval_report.render_text(report),
+        nl=False,
+    )
     if misses is not None:
         click.echo()
         click.echo(eval_report.render_misses(report, misses), nl=False)

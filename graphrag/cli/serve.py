@@ -1,6 +1,6 @@
 """``vault-graphrag serve`` (HTTP for the Obsidian plugin) and ``vault-graphrag mcp`` (stdio).
 
-Registered on the main group by ``graphrag.cli``. Like the rest of the CLI these
+Registered on the main group by ``graphrag.cli.main``. Like the rest of the CLI these
 only parse options, open a ``VaultRAG`` and hand it to ``create_app`` or
 ``build_mcp_server``.
 """
@@ -9,33 +9,16 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
 from dataclasses import replace
-from functools import wraps
 from pathlib import Path
 from typing import Any
 
 import click
 
 from graphrag.api import VaultRAG
-from graphrag.config import Settings, load_settings
-from graphrag.errors import VaultRAGError
+from graphrag.cli.common import config_option, errors, index_dir_option, vault_argument
+from graphrag.config import load_settings
 from graphrag.serve.bind import check_bind
-
-
-def _errors(fn: Callable[..., Any]) -> Callable[..., Any]:
-    @wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except VaultRAGError as exc:
-            raise click.ClickException(str(exc)) from exc
-
-    return wrapper
-
-
-def _open(vault: str, settings: Settings, index_dir: str | None) -> VaultRAG:
-    return VaultRAG.open(vault, settings=settings, index_dir=index_dir)
 
 
 def _read_token(token: str | None, token_file: str | None) -> str | None:
@@ -49,16 +32,8 @@ def _read_token(token: str | None, token_file: str | None) -> str | None:
     return token
 
 
-index_dir_option = click.option(
-    "--index-dir", type=click.Path(file_okay=False), help="Where the index lives (default: VAULT/.graphrag)."
-)
-config_option = click.option(
-    "--config", type=click.Path(exists=True, dir_okay=False), help="A TOML settings file."
-)
-
-
 @click.command()
-@click.argument("vault", type=click.Path(exists=True, file_okay=False))
+@vault_argument
 @index_dir_option
 @config_option
 @click.option(
@@ -95,7 +70,7 @@ config_option = click.option(
     metavar="PATH",
     help="Answer one GET request in-process, print the JSON and exit (no socket).",
 )
-@_errors
+@errors
 def serve(
     vault: str,
     index_dir: str | None,
@@ -135,7 +110,7 @@ def serve(
     server = settings.server
     check_bind(server.host, server.token)  # before any work: fail fast with the reason
 
-    rag = _open(vault, settings, index_dir)
+    rag = VaultRAG.open(vault, settings=settings, index_dir=index_dir)
     from graphrag.serve.app import create_app
 
     if get_path is not None:
@@ -164,11 +139,11 @@ def serve(
 
 
 @click.command()
-@click.argument("vault", type=click.Path(exists=True, file_okay=False))
+@vault_argument
 @index_dir_option
 @config_option
 @click.option("--watch/--no-watch", default=False, help="Re-index changed notes while running.")
-@_errors
+@errors
 def mcp(vault: str, index_dir: str | None, config: str | None, watch: bool) -> None:
     """Run a Model Context Protocol server over stdio (for Claude Desktop, IDEs).
 
@@ -180,7 +155,7 @@ def mcp(vault: str, index_dir: str | None, config: str | None, watch: bool) -> N
                      "args": ["mcp", "/path/to/Notes"]}}}
     """
     settings = load_settings(config)
-    rag = _open(vault, settings, index_dir)
+    rag = VaultRAG.open(vault, settings=settings, index_dir=index_dir)
     from graphrag.serve.live import LiveIndex
     from graphrag.serve.mcp_server import build_mcp_server
 

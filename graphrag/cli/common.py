@@ -1,0 +1,81 @@
+"""What every command shares: the vault options, opening the vault, one-line errors.
+
+Commands stay thin: parse options, call one ``VaultRAG`` method, print.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from functools import wraps
+from typing import Any, TypeVar
+
+import click
+
+from graphrag.api import VaultRAG
+from graphrag.config import load_settings
+from graphrag.errors import VaultRAGError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+vault_argument = click.argument("vault", type=click.Path(exists=True, file_okay=False))
+vault_option = click.option(
+    "--vault",
+    required=True,
+    type=click.Path(exists=True, file_okay=False),
+    help="The vault folder (or an index folder).",
+)
+index_dir_option = click.option(
+    "--index-dir",
+    type=click.Path(file_okay=False),
+    help="Where the index lives (default: VAULT/.graphrag).",
+)
+config_option = click.option(
+    "--config", type=click.Path(exists=True, dir_okay=False), help="A TOML settings file."
+)
+
+
+def where(fn: F) -> F:
+    """``--vault``, ``--index-dir`` and ``--config``, for commands that read an index."""
+    return vault_option(index_dir_option(config_option(fn)))
+
+
+def errors(fn: F) -> F:
+    """Our errors become one-line messages with a non-zero exit, never tracebacks."""
+
+    @wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except VaultRAGError as exc:
+            raise click.ClickException(str(exc)) from exc
+
+    return wrapper  # type: ignore[return-value]
+
+
+def open_vault(
+    vault: str, index_dir: str | None, config: str | None, update: bool = True
+) -> VaultRAG:
+    """The vault (or index folder) with the settings of ``config``; indexed first if ``update``."""
+    return VaultRAG.open(vault, settings=load_settings(config), index_dir=index_dir, update=update)
+
+
+def progress_bar(quiet: bool) -> tuple[Callable[[str, int, int], None] | None, Callable[[], None]]:
+    """A tqdm bar on a terminal, nothing in pipes, CI or with --quiet."""
+    if quiet or not sys.stderr.isatty():
+        return None, lambda: None
+    from tqdm import tqdm
+
+    state: dict[str, Any] = {}
+
+    def update(stage: str, done: int, total: int) -> None:
+        bar = state.get("bar")
+        if bar is None:
+            bar = state["bar"] = tqdm(total=total, desc=stage, unit="chunk", file=sys.stderr)
+        bar.update(done - bar.n)
+
+    def close() -> None:
+        if "bar" in state:
+            state["bar"].close()
+
+    return update, close

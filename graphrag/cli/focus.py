@@ -1,0 +1,44 @@
+"""``vault-graphrag focus``: the context around one note."""
+
+from __future__ import annotations
+
+import click
+
+from graphrag.cli.common import errors, open_vault, where
+from graphrag.focus.render import json_text, render_prompt
+
+
+@click.command()
+@click.argument("note")
+@where
+@click.option("--budget", type=click.IntRange(min=0), help="Tokens for related notes.")
+@click.option("--json", "fmt", flag_value="json", default=True, help="JSON output (default).")
+@click.option("--prompt", "fmt", flag_value="prompt", help="Markdown prompt for an LLM.")
+@click.option("--seed", type=int, help="Make the result reproducible.")
+@click.option("--explain", is_flag=True, help="Add scores, discovery paths and skipped notes.")
+@click.option("--exclude", multiple=True, help="A uri you already have (repeatable; paging).")
+@errors
+def focus(
+    note: str,
+    vault: str,
+    index_dir: str | None,
+    config: str | None,
+    budget: int | None,
+    fmt: str,
+    seed: int | None,
+    explain: bool,
+    exclude: tuple[str, ...],
+) -> None:
+    """The context around NOTE (a uri, path, title or alias) under a token budget.
+
+    The index is updated first if the vault changed.
+
+    \b
+    vault-graphrag focus "Shepherd's Hut" --vault sample_vault --budget 800 --prompt
+    vault-graphrag focus Places/Huts/Shepherd\\'s\\ Hut --vault sample_vault --json --seed 1
+    """
+    rag = open_vault(vault, index_dir, config)
+    result = rag.focus(
+        note, budget=budget, seed=seed, explain=explain, exclude=list(exclude), output=fmt
+    )
+    click.echo(render_prompt(result) if fmt == "prompt" else json_text(result, indent=2))

@@ -1,0 +1,122 @@
+"""``vault-graphrag index``, ``doctor`` and ``status``: building an index and looking at it."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from graphrag.cli.common import (
+    config_option,
+    errors,
+    index_dir_option,
+    open_vault,
+    progress_bar,
+    vault_argument,
+)
+from indexer import IndexStats
+
+
+@click.command()
+@vault_argument
+@index_dir_option
+@config_option
+@click.option("--full", is_flag=True, help="Re-parse and re-embed everything.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar or warnings.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@errors
+def index(
+    vault: str,
+    index_dir: str | None,
+    config: str | None,
+    full: bool,
+    quiet: bool,
+    as_json: bool,
+) -> None:
+    """Index VAULT (incrementally: only changed notes are parsed and embedded).
+
+    \b
+    vault-graphrag index ~/Notes
+    vault-graphrag index ~/Notes --index-dir /tmp/notes-index --full
+    """
+    rag = open_vault(vault, index_dir, config, update=False)
+    progress, close = progress_bar(quiet)
+    try:
+        stats = rag.index(full=full, progress=progress)
+    finally:
+        close()
+    if as_json:
+        click.echo(json.dumps(stats.to_json(), indent=2, ensure_ascii=False))
+        return
+    if not quiet:
+        for warning in stats.warnings:
+            click.echo(f"warning: {warning}", err=True)
+    click.echo(format_stats(stats))
+
+
+def format_stats(s: IndexStats) -> str:
+    head = "index up to date" if s.up_to_date else "indexed"
+    lines = [
+        f"{head} in {s.seconds:.2f} s",
+        f"  notes {s.notes} (added {s.added}, changed {s.changed}, removed {s.removed}, "
+        f"unchanged {s.unchanged})",
+        f"  folders {s.folders} ({s.virtual_folders} without a folder note)",
+        f"  links resolved {s.links_resolved}, unresolved {s.links_unresolved} "
+        f"(re-resolved for {s.relinked} notes); attachments {s.attachments}; tags {s.tags}",
+        f"  chunks {s.chunks} (embedded {s.chunks_embedded}, reused {s.chunks_reused})",
+    ]
+    if s.full_reason:
+        lines.insert(1, f"  full re-index: {s.full_reason}")
+    if s.warnings:
+        lines.append(f"  warnings {len(s.warnings)} (run `vault-graphrag doctor` for details)")
+    return "\n".join(lines)
+
+
+@click.command()
+@vault_argument
+@config_option
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@errors
+def doctor(vault: str, config: str | None, as_json: bool) -> None:
+    """List vault health: unresolved links, ambiguous names, invalid front matter, orphans.
+
+    \b
+    vault-graphrag doctor ~/Notes
+    vault-graphrag doctor ~/Notes --json | jq .unresolved_links
+    """
+    rag = open_vault(vault, None, config, update=False)
+    report = rag.doctor()
+    if as_json:
+        click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+        return
+    click.echo(f"{report.notes} notes")
+    click.echo(f"unresolved links: {len(report.unresolved_links)}")
+    for item in report.unresolved_links:
+        click.echo(f"  {item['source']}:{item['line']}  [[{item['target']}]]")
+    click.echo(f"ambiguous names: {len(report.ambiguous_names)}")
+    for item in report.ambiguous_names:
+        click.echo(f"  {item['name']}: {', '.join(item['notes'])}")
+    click.echo(f"invalid front matter: {len(report.invalid_front_matter)}")
+    for item in report.invalid_front_matter:
+        click.echo(f"  {item['path']}: {item['reason']}")
+    click.echo(f"orphans (no links in or out): {len(report.orphans)}")
+    for uri in report.orphans:
+        click.echo(f"  {uri}")
+    for warning in report.other_warnings:
+        click.echo(f"warning: {warning}")
+
+
+@click.command()
+@vault_argument
+@index_dir_option
+@config_option
+@errors
+def status(vault: str, index_dir: str | None, config: str | None) -> None:
+    """Show the index's generation, model and counts (without updating it).
+
+    \b
+    vault-graphrag status ~/Notes
+    vault-graphrag status ~/Notes --index-dir /tmp/notes-index
+    """
+    rag = open_vault(vault, index_dir, config, update=False)
+    click.echo(json.dumps(rag.status(), indent=2, ensure_ascii=False))
