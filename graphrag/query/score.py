@@ -15,6 +15,7 @@ question and its recency become one score (DESIGN section 4, query mode, step 3)
 
 from __future__ import annotations
 
+import bisect
 import math
 import random
 from collections.abc import Callable, Iterable
@@ -78,53 +79,65 @@ def link_context(
             continue
         scores = chunk_scores[lo:hi]
         best = float(scores.max())
-        starts = _link_starts(texts)
-        found: dict[str, float] = {}
-        for target, kind, written in corpus.rows(
+        links = corpus.rows(
             "SELECT target, kind, written FROM links WHERE source = ? AND hierarchy = 0", (uri,)
-        ):
+        )
+        starts = LinkStarts(texts, max((len(_folded(w)) for _t, _k, w in links), default=0))
+        found: dict[str, float] = {}
+        for target, kind, written in links:
             if kind == "property":
                 sim = best
             else:
-                sim = max(
-                    (float(scores[j]) for j in _holding(texts, written, starts)), default=-1.0
-                )
+                sim = max((float(scores[j]) for j in starts.holding(written)), default=-1.0)
             found[target] = max(found.get(target, -1.0), sim)
         out[uri] = found
     return out
 
 
-_KEY = 8  # characters after "[[" or "](" that index a link's position
+def _folded(written: str | None) -> str:
+    return (written or "").casefold().strip()
 
 
-def _link_starts(texts: list[str]) -> dict[str, list[tuple[int, int]]]:
-    """The first ``_KEY`` characters after each ``[[`` and ``](`` -> (chunk, where they
-    start): a hub's hundreds of links are then found without scanning every chunk for
-    each (10 ms of a 23 ms query whose entry linked to 748 notes)."""
-    out: dict[str, list[tuple[int, int]]] = {}
-    for j, t in enumerate(texts):
-        for mark in ("[[", "]("):
-            p = t.find(mark)
-            while p >= 0:
-                out.setdefault(t[p + 2 : p + 2 + _KEY], []).append((j, p + 2))
-                p = t.find(mark, p + 1)
-    return out
+class LinkStarts:
+    """Where links start in a note's chunks (casefolded texts): the text after every
+    ``[[`` and ``](``, cut to the longest name looked for, sorted. A link's chunks are
+    then one binary search plus the starts that really match, whatever the names look
+    like: keying them by a fixed prefix made a hub whose links share a path prefix
+    ("01 - Community/...") compare every link with every other (seconds per query on
+    obsidian-hub)."""
 
+    def __init__(self, texts: list[str], longest: int) -> None:
+        self.texts = texts
+        pairs = []
+        for j, t in enumerate(texts):
+            for mark in ("[[", "]("):
+                p = t.find(mark)
+                while p >= 0:
+                    pairs.append((t[p + 2 : p + 2 + longest], j))
+                    p = t.find(mark, p + 1)
+        pairs.sort()
+        self.keys = [k for k, _ in pairs]
+        self.chunks = [j for _, j in pairs]
+        self.longest = longest
+        self.joined = "\x00".join(texts)
 
-def _holding(
-    texts: list[str], written: str | None, starts: dict[str, list[tuple[int, int]]] | None = None
-) -> list[int]:
-    """Chunks (casefolded texts) holding a link written as ``written``. ``starts``
-    (``_link_starts(texts)``) finds the same chunks faster for a name of ``_KEY``
-    characters or more."""
-    w = (written or "").casefold().strip()
-    if not w:
-        return []
-    if starts is not None and len(w) >= _KEY:
-        hits = sorted({j for j, at in starts.get(w[:_KEY], ()) if texts[j].startswith(w, at)})
-    else:
-        hits = [j for j, t in enumerate(texts) if "[[" + w in t or "](" + w in t]
-    return hits or [j for j, t in enumerate(texts) if w in t]
+    def holding(self, written: str | None) -> list[int]:
+        """Chunks holding a link written as ``written`` (``[[written`` or ``](written``),
+        else any chunk holding the text ``written``."""
+        w = _folded(written)
+        if not w:
+            return []
+        if len(w) > self.longest:  # longer than the keys: they cannot tell
+            hits = [j for j, t in enumerate(self.texts) if "[[" + w in t or "](" + w in t]
+        else:
+            keys, i, found = self.keys, bisect.bisect_left(self.keys, w), set()
+            while i < len(keys) and keys[i].startswith(w):
+                found.add(self.chunks[i])
+                i += 1
+            hits = sorted(found)
+        if hits or w not in self.joined:  # one scan of the note, not one per chunk
+            return hits
+        return [j for j, t in enumerate(self.texts) if w in t]
 
 
 def weigh(

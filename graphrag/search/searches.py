@@ -82,9 +82,9 @@ def lexical_hits(
     scope: Scope, lexical: LexicalIndex, order: list[int], scores: np.ndarray, terms: set[str]
 ) -> list[SearchHit]:
     """Hits for notes ``order``, each with the chunk holding most of the query's terms
-    (the first of equals); every chunk is tokenized in one call."""
+    (the first of equals); the terms of every chunk are counted in one call."""
     chunks = [scope.index.chunks_of(scope.corpus.uris[i]) for i in order]
-    words = iter(lexical.token_lists([section_text(c) for cs in chunks for c in cs]))
+    counts = iter(lexical.count_terms([section_text(c) for cs in chunks for c in cs], terms))
     hits = []
     for i, cs in zip(order, chunks, strict=True):
         uri = scope.corpus.uris[i]
@@ -92,7 +92,7 @@ def lexical_hits(
         if not cs:
             hits.append(SearchHit(uri, title, float(scores[i])))
             continue
-        shared = [len(terms.intersection(next(words))) for _ in cs]
+        shared = [next(counts) for _ in cs]
         best = cs[max(range(len(cs)), key=lambda j: (shared[j], -cs[j].seq))]
         snippet = _snippet(_body_of(best.text))
         hits.append(SearchHit(uri, title, float(scores[i]), best.heading_path, snippet))

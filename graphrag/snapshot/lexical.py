@@ -1,7 +1,8 @@
 """BM25 over note text (title, aliases, body) with Snowball stemming.
 
-bm25s is only the tokenizer (its regex, English stop words, PyStemmer); the index
-is ours: per term, the notes holding it and how often (a CSC postings matrix),
+bm25s is only the tokenizer (its regex, English stop words, PyStemmer), and only
+when notes are indexed: questions and snippets are tokenized by ``words``, the same
+rules without importing bm25s (and scipy). The index is ours: per term, the notes holding it and how often (a CSC postings matrix),
 and per note its length in tokens. A query is scored at query time from those
 (``score``), exactly as bm25s's default BM25 ("lucene": k1 1.5, b 0.75) scores it,
 float32 for float32.
@@ -40,6 +41,7 @@ import itertools
 import json
 import logging
 import math
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -189,16 +191,21 @@ class LexicalIndex:
         return self.token_lists([text])[0]
 
     def token_lists(self, texts: list[str]) -> list[list[str]]:
-        """``tokens`` of each text, in one call: bm25s's own overhead per call (progress
-        bars it does not show, vocabulary dicts) outweighs tokenizing a short chunk."""
-        import bm25s
+        """``tokens`` of each text: its distinct terms in the order they first appear."""
+        stem = self._stem
+        return [list(dict.fromkeys(t for t in map(stem, words(text)) if t)) for text in texts]
 
-        if not texts:
-            return []
-        out = bm25s.tokenize(
-            texts, stopwords=STOPWORDS, stemmer=self._stemmer, return_ids=False, show_progress=False
-        )
-        return [list(dict.fromkeys(t for t in words if t)) for words in out]
+    def _stem(self, word: str) -> str:
+        return self._stemmer.stemWord(word) if self._stemmer is not None else word  # type: ignore[attr-defined]
+
+    def count_terms(self, texts: list[str], terms: set[str]) -> list[int]:
+        """How many of ``terms`` each text holds: what ``token_lists`` would say, with
+        each distinct word stemmed once for all the texts (choosing a search hit's
+        snippet tokenized ~100 chunks per query, most of a lexical search's time)."""
+        lists = [words(t) for t in texts]
+        stem = self._stem
+        stems = {w: stem(w) for w in {w for ws in lists for w in ws}}
+        return [len({stems[w] for w in ws} & terms) for ws in lists]
 
     def score(self, text: str, size: int) -> LexicalScores:
         """BM25 of every note for ``text``; ``size`` is the corpus's note count.
@@ -450,6 +457,54 @@ def _save(corpus: Corpus, index: LexicalIndex, path: Path) -> None:
     terms = index.vocab.first(index.terms)
     saved = lexical_file.Saved(terms, index.indptr, index.docs, index.tfs, index.lengths, index.keys)
     lexical_file.write(path, {**index.tokenizer, "notes": len(index)}, saved)
+
+
+# bm25s's tokenizer (``bm25s.tokenize``, the indexing side): scikit-learn's token pattern
+# on lower-cased text, then its English stop words out. The same rules here, because
+# importing bm25s (scipy) costs ~0.2 s a question; tests check the two agree.
+_WORD = re.compile(r"(?u)\b\w\w+\b")
+STOPWORDS_EN = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "for",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "such",
+        "that",
+        "the",
+        "their",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "was",
+        "will",
+        "with",
+    ]
+)
+
+
+def words(text: str) -> list[str]:
+    """``text``'s words as bm25s splits them, stop words out, before stemming."""
+    return [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS_EN]
 
 
 def _stemmer(language: str) -> object | None:
