@@ -15,7 +15,7 @@ import csv
 from pathlib import Path
 
 from graphrag import VaultRAG
-from graphrag.answer.prompts import cited
+from graphrag.answer.citations import cited
 from graphrag.batch.run import Item, read_records, run_batch
 
 

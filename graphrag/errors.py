@@ -44,8 +44,9 @@ class InvalidRequestError(VaultRAGError):
         self.field = field
         super().__init__(f"{field}: {message}")
 
+
 HOW_TO_CONFIGURE = (
-    "Name one with -m MODEL, or set it once in your settings file: [llm] model = \"MODEL\" "
+    'Name one with -m MODEL, or set it once in your settings file: [llm] model = "MODEL" '
     "(or the environment: VAULTRAG_LLM__MODEL=MODEL). `llm models` lists the models llm "
     "knows; `llm install llm-ollama` (or llm-gpt4all) adds local models that keep your "
     "notes on this machine. --prompt-only prints the prompt without sending it."
@@ -58,7 +59,9 @@ class LLMError(VaultRAGError):
 
 class ModelNotConfiguredError(LLMError):
     def __init__(self) -> None:
-        super().__init__(f"no language model is configured, so nothing was sent. {HOW_TO_CONFIGURE}")
+        super().__init__(
+            f"no language model is configured, so nothing was sent. {HOW_TO_CONFIGURE}"
+        )
 
 
 class UnknownModelError(LLMError):
@@ -79,6 +82,10 @@ class ModelCallError(LLMError):
     def __init__(self, model: str, message: str) -> None:
         self.model = model
         super().__init__(f"model {model}: {message}")
+
+
+class ModelOptionsError(ModelCallError):
+    """An option the model does not know or a value it refuses; nothing was sent."""
 
 
 class BatchError(VaultRAGError):

@@ -12,6 +12,7 @@ notes to whichever provider it points at (OpenAI, out of the box).
 from __future__ import annotations
 
 import difflib
+import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,6 +24,7 @@ from graphrag.errors import (
     LLMError,
     ModelCallError,
     ModelNotConfiguredError,
+    ModelOptionsError,
     UnknownModelError,
 )
 
@@ -83,13 +85,13 @@ def model_options(
     unknown = sorted(set(merged) - known)
     if unknown:
         listed = ", ".join(sorted(known)) if known else "none"
-        raise ModelCallError(
+        raise ModelOptionsError(
             model.model_id, f"unknown option {unknown[0]!r} (this model's options: {listed})"
         )
     try:
         model.Options(**merged)
     except Exception as exc:  # pydantic's ValidationError; its text names the option
-        raise ModelCallError(model.model_id, f"invalid options: {exc}") from exc
+        raise ModelOptionsError(model.model_id, f"invalid options: {exc}") from exc
     return merged
 
 
@@ -116,16 +118,33 @@ def generate(
     prompt: Prompt,
     options: Mapping[str, Any] | None = None,
     on_chunk: Callable[[str], None] | None = None,
+    cancel: threading.Event | None = None,
 ) -> tuple[str, dict[str, int]]:
-    """Send ``prompt``; stream the text to ``on_chunk``; return it with token usage."""
+    """Send ``prompt``; stream the text to ``on_chunk``; return it with token usage.
+
+    Once ``cancel`` is set the model's stream is closed at its next piece (a plugin's
+    generator closes its HTTP stream to the provider then) and the text so far is
+    returned, without usage: asking ``llm`` for the usage of an unfinished response
+    would run the rest of it.
+    """
     opts = dict(options or {})
     chunks: list[str] = []
+    if cancel is not None and cancel.is_set():
+        return "", {}
     try:
         response = model.prompt(prompt.prompt, system=prompt.system, stream=True, **opts)
-        for chunk in response:
-            chunks.append(chunk)
-            if on_chunk is not None:
-                on_chunk(chunk)
+        pieces = iter(response)
+        try:
+            for chunk in pieces:
+                chunks.append(chunk)
+                if on_chunk is not None:
+                    on_chunk(chunk)
+                if cancel is not None and cancel.is_set():
+                    return "".join(chunks), {}
+        finally:
+            close = getattr(pieces, "close", None)
+            if close is not None:
+                close()
     except ModelCallError:
         raise
     except Exception as exc:  # plugins raise their providers' own errors; report, don't crash

@@ -9,7 +9,8 @@ One prompt per answer, in two parts:
 * the **user** prompt: the rendered context (query mode: ``query.render``'s
   ``CONTEXT:`` list; focus mode: ``focus.render.render_prompt``), a blank line, then the
   question (``QUESTION: ...`` after a query context, ``# Question`` after a focus
-  context) or the summary task (``# Task``).
+  context) or the summary task (``# Task``). Earlier turns of a conversation, if any,
+  come just before the question (``graphrag.answer.history``).
 
 The model and the call are in ``graphrag.answer.models``; ``graphrag.answer.ask``
 puts them together.
@@ -17,10 +18,12 @@ puts them together.
 
 from __future__ import annotations
 
-import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from graphrag.answer.history import Turn, history_block
+from graphrag.focus.render import relation_sentence
 from graphrag.focus.render import render_prompt as render_focus
 from graphrag.query.render import render_prompt as render_query
 from graphrag.results.focus import GraphRAGResult
@@ -37,7 +40,9 @@ note linking to it, a sibling, a shared tag...), with its distance in links, the
 tags it shares and its path from the entry note. "URI" is the note's path in the \
 vault. "Content" is the note's text; of a long note only the passages that matter \
 most, and "…" marks where text was left out. "[Connection]" lines after the list say \
-how documents are linked to each other. The question comes last.
+how documents are linked to each other. The question comes last; earlier questions \
+and answers of the same conversation, when there are any, come just before it: use them \
+to understand what the question refers to.
 
 Rules:
 1. Answer from these documents only. If they do not hold the answer, say so and say \
@@ -55,7 +60,8 @@ the notes it is connected to (parent, children, siblings, inbound references, ou
 links, tags), then its text. Then come related notes, most relevant first: each is a \
 "## Title (uri)" heading, one sentence saying how it relates to the focus note, and \
 its text, cut short with an ellipsis (…) when long. The uri is the note's path in the \
-vault. The question comes last.
+vault. The question comes last; earlier questions and answers of the same conversation, \
+when there are any, come just before it: use them to understand what the question refers to.
 
 Rules:
 1. Answer from these notes only. If they do not hold the answer, say so; never make \
@@ -86,8 +92,6 @@ SUMMARY_TASK = (
     "what it links to, what refers to it). Write the summary only."
 )
 
-_WIKILINK = re.compile(r"\[\[([^\]|#^]+)")
-
 
 @dataclass(frozen=True)
 class Prompt:
@@ -112,6 +116,7 @@ class Context:
     result: Any
     text: str
     sources: tuple[tuple[str, str], ...]  # (uri, title) in the order the prompt lists them
+    relations: tuple[str, ...] = ()  # for each source, how it came into the context
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = self.result.to_json()
@@ -129,8 +134,13 @@ class Context:
 # -- contexts --------------------------------------------------------------------------
 def query_context(result: QueryResult) -> Context:
     """Query mode's result (retrieved with ``output="prompt"``) as the prompt's context."""
-    docs = [*result.entries, *result.related]
-    return Context("query", result, render_query(result), tuple((d.uri, d.title) for d in docs))
+    entries = [(e.uri, e.title) for e in result.entries]
+    related = [(n.uri, n.title) for n in result.related]
+    relations = [
+        *("Entry note, matched by " + "+".join(e.matched_by) for e in result.entries),
+        *(relation_sentence(n.note, n.focus.title) for n in result.related),
+    ]
+    return Context("query", result, render_query(result), (*entries, *related), tuple(relations))
 
 
 def focus_context(result: GraphRAGResult, list_limit: int) -> Context:
@@ -140,7 +150,8 @@ def focus_context(result: GraphRAGResult, list_limit: int) -> Context:
     result = replace(result, focus_note=cap_lists(result.focus_note, list_limit))
     focus = result.focus_note
     sources = ((focus.uri, focus.title), *((n.uri, n.title) for n in result.related_notes))
-    return Context("focus", result, render_focus(result), tuple(sources))
+    relations = ("Focus note", *(relation_sentence(n, focus.title) for n in result.related_notes))
+    return Context("focus", result, render_focus(result), tuple(sources), relations)
 
 
 def cap_lists(focus: FocusNote, limit: int) -> FocusNote:
@@ -158,12 +169,17 @@ def cap_lists(focus: FocusNote, limit: int) -> FocusNote:
 
 
 # -- prompts ---------------------------------------------------------------------------
-def ask_prompt(context: Context, question: str, system: str | None = None) -> Prompt:
-    """System prompt, then the context, then the question."""
+def ask_prompt(
+    context: Context, question: str, system: str | None = None, history: Sequence[Turn] = ()
+) -> Prompt:
+    """System prompt, then the context, the earlier turns (if any) and the question."""
     if context.kind == "query":
         default, tail = QUERY_SYSTEM, f"QUESTION: {question.strip()}"
     else:
         default, tail = FOCUS_SYSTEM, f"# Question\n\n{question.strip()}"
+    earlier = history_block(history, context.kind)
+    if earlier:
+        tail = f"{earlier}\n\n{tail}"
     return Prompt((system or default).strip(), f"{context.text.rstrip()}\n\n{tail}\n")
 
 
@@ -173,10 +189,3 @@ def summary_prompt(context: Context, system: str | None = None, task: str | None
     return Prompt(
         (system or SUMMARY_SYSTEM).strip(), f"{context.text.rstrip()}\n\n# Task\n\n{text}\n"
     )
-
-
-def cited(text: str, uris: list[str]) -> list[str]:
-    linked = {m.strip() for m in _WIKILINK.findall(text)}
-    return [u for u in uris if u in linked]
-
-

@@ -17,3 +17,4 @@ class LLMSettings:
     summary_system_prompt_file: str = ""
     summary_task: str = ""
     focus_list_limit: int = 20
+    history_turns: int = 6

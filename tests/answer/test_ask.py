@@ -15,7 +15,6 @@ from graphrag.answer.prompts import (
     SUMMARY_SYSTEM,
     Prompt,
     ask_prompt,
-    cited,
     focus_context,
     summary_prompt,
 )
@@ -128,7 +127,7 @@ def test_each_piece_reaches_the_caller_before_the_next_is_produced(rag: VaultRAG
     assert received == list(STREAM_PIECES)
     assert seen_when_producing == [list(STREAM_PIECES[:1]), list(STREAM_PIECES[:2])]
     assert answer.text == "".join(STREAM_PIECES)
-    assert answer.cited == ["Places/Huts/Spring Box"]
+    assert answer.cited == ("Places/Huts/Spring Box",)
 
 
 def test_cli_streams_the_answer_then_lists_sources(index_dir: Path, fake_model: None) -> None:
@@ -164,7 +163,17 @@ def test_cli_json_has_answer_sources_prompt_and_context(index_dir: Path, fake_mo
     assert data["answer"] == "".join(STREAM_PIECES)
     assert data["cited"] == ["Places/Huts/Spring Box"]
     assert data["model"] == "test-stream"
-    assert data["sources"][0]["uri"] == data["context"]["entryNotes"][0]["uri"]
+    assert (data["question"], data["mode"], data["nothingFound"]) == (QUESTION, "query", False)
+    # the cited note first, then the others given to the model in prompt order, marked
+    given = [n["uri"] for n in (*data["context"]["entryNotes"], *data["context"]["relatedNotes"])]
+    assert [s["uri"] for s in data["sources"]] == ["Places/Huts/Spring Box"] + [
+        u for u in given if u != "Places/Huts/Spring Box"
+    ]
+    assert [s["cited"] for s in data["sources"]] == [True] + [False] * (len(given) - 1)
+    first_entry = data["context"]["entryNotes"][0]
+    entry = next(s for s in data["sources"] if s["uri"] == first_entry["uri"])
+    assert entry["relation"] == "Entry note, matched by " + "+".join(first_entry["matchedBy"])
+    assert set(data["seconds"]) == {"retrieval", "model"}
     assert data["prompt"]["prompt"].endswith(f"QUESTION: {QUESTION}\n")
 
 
@@ -265,11 +274,6 @@ def test_provider_failure_is_one_line_not_a_traceback(index_dir: Path, fake_mode
     assert code == 1
     assert "model test-fail: RuntimeError: connection reset by provider" in err
     assert "Traceback" not in err
-
-
-def test_cited_reads_wikilinks_with_aliases_and_headings() -> None:
-    text = "See [[A/B|the b note]] and [[C#Heading]], not [[D]]."
-    assert cited(text, ["C", "A/B", "E"]) == ["C", "A/B"]
 
 
 def test_a_missing_api_key_says_how_to_set_it(rag: VaultRAG, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -3,7 +3,8 @@
 ``llm-echo`` (a dev dependency) answers with the exact prompt and system prompt
 it received, as JSON. These add what it cannot show: a model that streams in
 several pieces and watches whether each arrived before the next was produced,
-one that records calls, and one whose provider fails.
+one that records calls, one whose provider fails, and a slow one that records whether
+its stream was closed early (a cancelled answer).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -84,12 +86,50 @@ class FailingModel(llm.Model):
         raise RuntimeError("connection reset by provider")
 
 
+class SlowState:
+    """What "test-slow" did: pieces produced, and whether its stream was closed early."""
+
+    def __init__(self) -> None:
+        self.produced = 0
+        self.closed = threading.Event()  # the generator was closed before its end
+        self.finished = threading.Event()  # it yielded every piece
+
+    def reset(self) -> None:
+        self.__init__()  # type: ignore[misc]
+
+
+SLOW = SlowState()
+SLOW_PIECES = 200
+SLOW_STEP_S = 0.02
+
+
+class SlowModel(llm.Model):
+    """Streams ``SLOW_PIECES`` pieces, one every ``SLOW_STEP_S`` seconds (4 s in all), and
+    records in ``SLOW`` whether its consumer closed it before the end."""
+
+    model_id = "test-slow"
+    can_stream = True
+
+    def execute(self, prompt: Any, stream: bool, response: Any, conversation: Any) -> Iterator[str]:
+        CALLS.add(self.model_id, prompt)
+        try:
+            for i in range(SLOW_PIECES):
+                time.sleep(SLOW_STEP_S)
+                SLOW.produced += 1
+                yield f"piece {i} "
+            SLOW.finished.set()
+        except GeneratorExit:
+            SLOW.closed.set()
+            raise
+
+
 class _Plugin:
     @llm.hookimpl
     def register_models(self, register: Callable[..., None]) -> None:
         register(StreamModel())
         register(SpyModel())
         register(FailingModel())
+        register(SlowModel())
 
 
 @pytest.fixture(autouse=True)
@@ -103,6 +143,7 @@ def llm_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monkey
         llm.plugins.pm.register(_Plugin(), name=PLUGIN_NAME)
     CALLS.items.clear()
     BETWEEN_CHUNKS.clear()
+    SLOW.reset()
     yield user
     BETWEEN_CHUNKS.clear()
 
