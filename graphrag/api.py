@@ -13,6 +13,7 @@ from graphrag.answer.ask import Answer
 from graphrag.config import Settings, load_settings
 from graphrag.errors import AmbiguousNoteError, InvalidRequestError, NoteNotFoundError, VaultError
 from graphrag.results.focus import GraphRAGResult
+from graphrag.search.modes import SEARCH_MODES
 from graphrag.snapshot.chunk_vectors import one_torch_thread
 from graphrag.snapshot.filters import Filters
 from graphrag.snapshot.graph import VaultGraph
@@ -342,6 +343,27 @@ class VaultRAG:
         scope = self._search_scope(filters)
         text = _question(query)
         return hierarchical_search(scope, text, self._vector(scope, text), self._top_k(top_k))
+
+    def search(
+        self,
+        query: str,
+        mode: str = "hybrid",
+        top_k: int | None = None,
+        filters: Any = None,
+        hops: int = 1,
+    ) -> SearchResult | GraphSearchResult:
+        """Search in one of ``graphrag.search.modes.SEARCH_MODES`` (``hops``: graph mode only)."""
+        if mode == "graph":
+            return self.graph_search(query, top_k, hops=hops, filters=filters)
+        ranked = {
+            "semantic": self.semantic_search,
+            "lexical": self.lexical_search,
+            "hybrid": self.hybrid_search,
+            "hierarchical": self.hierarchical_search,
+        }
+        if mode not in ranked:
+            raise InvalidRequestError("mode", f"{mode!r} is unknown; expected one of {SEARCH_MODES}")
+        return ranked[mode](query, top_k, filters=filters)
 
     def graph_search(
         self, query: str, top_k: int | None = None, hops: int = 1, filters: Any = None

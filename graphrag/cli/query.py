@@ -20,8 +20,7 @@ from graphrag.cli.common import (
     vault_option,
     where,
 )
-
-MODES = ("semantic", "lexical", "hybrid", "graph", "hierarchical")
+from graphrag.search.modes import SEARCH_MODES
 
 
 def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -118,7 +117,7 @@ def query(
 @_common
 @click.option(
     "--mode",
-    type=click.Choice(MODES),
+    type=click.Choice(SEARCH_MODES),
     default="hybrid",
     show_default=True,
     help="semantic (vectors), lexical (BM25), hybrid (both fused by RRF), graph or hierarchical.",
@@ -157,11 +156,7 @@ def search(
     """
     rag = open_vault(vault, index_dir, config)
     filters = _filters(folder, tag, prop, created, modified)
-    if mode == "graph":
-        result: Any = rag.graph_search(text, top_k=top_k, hops=hops, filters=filters)
-    else:
-        method = getattr(rag, f"{mode}_search")
-        result = method(text, top_k=top_k, filters=filters)
+    result = rag.search(text, mode, top_k=top_k, filters=filters, hops=hops)
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
         return

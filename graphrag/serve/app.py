@@ -39,6 +39,7 @@ from graphrag.errors import (
     VaultError,
     VaultRAGError,
 )
+from graphrag.search.modes import WITHOUT_MODEL, SearchMode
 from graphrag.serve.bind import check_origins
 from graphrag.serve.guard import HostOriginGuard, TokenAndBodyGuard
 from graphrag.serve.live import LiveIndex
@@ -124,7 +125,7 @@ class GraphSearchBody(Body):
 
 class SearchBody(Body):
     query: str = Field(min_length=1, max_length=MAX_TEXT_CHARS)
-    mode: Literal["semantic", "lexical", "hybrid", "graph", "hierarchical"] = Field(
+    mode: SearchMode = Field(
         "hybrid", description="as `vault-graphrag search --mode`"
     )
     top_k: int | None = Field(None, ge=1, le=MAX_TOP_K, description="how many notes (default 10)")
@@ -396,18 +397,9 @@ def _add_routes(app: FastAPI, rag: VaultRAG, live: LiveIndex, warm: Preload) -> 
         """Notes matching a text: by meaning, words, both fused, graph, or hubs first
         (`vault-graphrag search --mode MODE --json`)."""
         filters = _filters(body.filters)
-        if body.mode != "lexical":
+        if body.mode not in WITHOUT_MODEL:
             warm.wait_for_model()
-        if body.mode == "graph":
-            result: Any = rag.graph_search(body.query, body.top_k, hops=body.hops, filters=filters)
-        else:
-            method = {
-                "semantic": rag.semantic_search,
-                "lexical": rag.lexical_search,
-                "hybrid": rag.hybrid_search,
-                "hierarchical": rag.hierarchical_search,
-            }[body.mode]
-            result = method(body.query, body.top_k, filters=filters)
+        result = rag.search(body.query, body.mode, body.top_k, filters=filters, hops=body.hops)
         return JSONResponse(result.to_json())
 
     @app.post("/graph_search", tags=["retrieval"])

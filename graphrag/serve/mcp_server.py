@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import wraps
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -19,6 +19,7 @@ from pydantic import Field
 
 from graphrag.api import VaultRAG
 from graphrag.errors import VaultRAGError
+from graphrag.search.modes import RankedMode
 from indexer import __version__
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -89,20 +90,14 @@ def build_mcp_server(rag: VaultRAG) -> MCPServer:
     def search(
         text: Annotated[str, Field(min_length=1, description="Words or a phrase to find.")],
         mode: Annotated[
-            Literal["semantic", "lexical", "hybrid", "hierarchical"],
+            RankedMode,
             Field(description="semantic: by meaning; lexical: by words; hybrid: both fused; "
                   "hierarchical: relevant folders/tags/hubs first."),
         ] = "hybrid",
         top_k: Annotated[int | None, Field(ge=1, le=100, description="How many notes.")] = None,
     ) -> dict[str, Any]:
         """Find notes by meaning and/or words: a ranked list with the best-matching passage."""
-        method = {
-            "semantic": rag.semantic_search,
-            "lexical": rag.lexical_search,
-            "hybrid": rag.hybrid_search,
-            "hierarchical": rag.hierarchical_search,
-        }[mode]
-        return method(text, top_k).to_json()
+        return rag.search(text, mode, top_k).to_json()
 
     @server.tool()
     @_tool_errors

@@ -191,3 +191,17 @@ def test_get_note_and_neighbors(tmp_path):
         rag.neighbors("Brine", "sideways")
     with pytest.raises(NoteNotFoundError):
         rag.get_note("Nowhere at all")
+
+
+def test_search_dispatches_every_mode_to_its_method(tmp_path) -> None:
+    from graphrag.search.modes import RANKED_MODES, SEARCH_MODES
+
+    rag = make_rag(tmp_path, KITCHEN)
+    assert set(SEARCH_MODES) == {*RANKED_MODES, "graph"}
+    for mode in RANKED_MODES:
+        by_name = getattr(rag, f"{mode}_search")(RECIPE, 3, filters={"folder": ["Cooking"]})
+        assert rag.search(RECIPE, mode, 3, filters={"folder": ["Cooking"]}) == by_name
+    graph = rag.search(RECIPE, "graph", 2, hops=0)
+    assert graph == rag.graph_search(RECIPE, 2, hops=0) and not graph.parents
+    with pytest.raises(InvalidRequestError, match="mode: 'fuzzy' is unknown"):
+        rag.search(RECIPE, "fuzzy")
