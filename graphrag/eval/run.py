@@ -347,7 +347,7 @@ class EvalReport:
 # -- running ------------------------------------------------------------------------------
 def run_eval(
     rag_or_path: VaultRAG | str | os.PathLike[str],
-    qa_path: str | os.PathLike[str],
+    qa_path: str | os.PathLike[str] | Sequence[Question],
     budgets: Sequence[int] = DEFAULT_BUDGETS,
     systems: Sequence[str | System] = SYSTEMS,
     seed: int | None = 0,
@@ -356,13 +356,15 @@ def run_eval(
     config: str | os.PathLike[str] | None = None,
     embedder: Embedder | None = None,
     max_documents: int | None = None,
+    label: str | None = None,
 ) -> EvalReport:
     """Score each system's context on the question set at each budget.
 
     Args:
         rag_or_path: an open ``VaultRAG``, or a vault / index folder to open
             (indexing the vault into ``index_dir`` first if needed).
-        qa_path: the JSONL question set.
+        qa_path: the JSONL question set, or the questions themselves (``label``
+            then names them in the report, e.g. ``from-links``).
         budgets: token budgets; each system gets the same ones.
         systems: names from ``SYSTEMS`` or ``System`` objects.
         seed: passed to query mode so a run can be repeated exactly.
@@ -370,7 +372,13 @@ def run_eval(
         max_documents: the baselines' cap on notes per question; ``None`` is query
             mode's ``[query] max_documents`` (the same rules on both sides), 0 none.
     """
-    questions = load_questions(qa_path)  # fail on a bad file before loading anything
+    if isinstance(qa_path, str | os.PathLike):
+        questions = load_questions(qa_path)  # fail on a bad file before loading anything
+        label = label or str(qa_path)
+    else:
+        questions = list(qa_path)
+        if not questions:
+            raise InvalidRequestError("questions", "no questions to evaluate")
     budgets = tuple(int(b) for b in budgets)
     if not budgets or any(b < 0 for b in budgets):
         raise InvalidRequestError("budgets", f"need one or more budgets >= 0, got {budgets}")
@@ -409,7 +417,7 @@ def run_eval(
         {g for q in questions for g in q.gold if g not in graph or graph.info(g).kind != "note"}
     )
     return EvalReport(
-        qa_path=str(qa_path),
+        qa_path=label or "questions",
         questions=tuple(questions),
         budgets=budgets,
         systems=tuple(names),

@@ -103,7 +103,9 @@ def run_query(
     found = _discover(
         graph, corpus, entries, sims, qs, fs, rng, budget, emittable, similarity, allowed
     )
-    found = weigh(found, entries, link_context(corpus, [e.uri for e in entries], chunk_scores))
+    found = weigh(
+        found, entries, link_context(corpus, [e.uri for e in entries], chunk_scores, graph)
+    )
     ranked, dropped = rank(graph, corpus, found, qs, fs, rng, now, similarity)
 
     chunk_text = DetailSource(index, corpus, chunk_scores, qs.show_properties)

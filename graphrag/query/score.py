@@ -51,7 +51,10 @@ class Ranked:
 
 
 def link_context(
-    corpus: Corpus, notes: Iterable[str], chunk_scores: np.ndarray
+    corpus: Corpus,
+    notes: Iterable[str],
+    chunk_scores: np.ndarray,
+    graph: VaultGraph | None = None,
 ) -> dict[str, dict[str, float]]:
     """note -> link target -> cosine of the note's passage (chunk) holding the link.
 
@@ -62,7 +65,10 @@ def link_context(
     A body link is found in the chunk whose text holds it as written (``[[target``,
     ``](target``, else the target text anywhere): a link's line counts from the top
     of the file and a chunk's from the top of the body, so lines cannot be compared
-    in a note with front matter."""
+    in a note with front matter.
+
+    With ``graph``, only links that are edges of it count: a graph with links left
+    out (``VaultGraph.without_links``) must not have them back through the store."""
     out: dict[str, dict[str, float]] = {}
     for uri in notes:
         i = corpus.index_of.get(uri)
@@ -79,12 +85,15 @@ def link_context(
             continue
         scores = chunk_scores[lo:hi]
         best = float(scores.max())
+        linked = None if graph is None else {link.target for link in graph.outlinks(uri)}
         links = corpus.rows(
             "SELECT target, kind, written FROM links WHERE source = ? AND hierarchy = 0", (uri,)
         )
         starts = LinkStarts(texts, max((len(_folded(w)) for _t, _k, w in links), default=0))
         found: dict[str, float] = {}
         for target, kind, written in links:
+            if linked is not None and target not in linked:
+                continue
             if kind == "property":
                 sim = best
             else:

@@ -36,13 +36,19 @@ class SimilaritySelector:
         return self._folder[uri]
 
     def _indices(self, kind: str, owner: str, notes: Sequence[str]) -> np.ndarray:
-        """Corpus index of each of ``notes`` (-1 for folders), cached per corpus."""
+        """Corpus index of each of ``notes`` (-1 for folders), cached per corpus for the
+        graph's own adjacency tuple: a view of the graph with other links
+        (``VaultGraph.without_links``) gets its own, uncached."""
 
         def build() -> np.ndarray:
             index_of = self.corpus.index_of
             return np.fromiter((index_of.get(u, -1) for u in notes), np.int64, len(notes))
 
-        return self.corpus.derived(f"adj:{kind}:{owner}", build)
+        key = f"adj:{kind}:{owner}"
+        hit = self.corpus.cached(key)
+        if hit is None:
+            hit = self.corpus.derived(key, lambda: (notes, build()))
+        return hit[1] if hit[0] is notes else build()
 
     def _top(
         self, kind: str, owner: str, notes: Sequence[str], k: int, eligible: Eligible

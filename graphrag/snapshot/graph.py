@@ -22,7 +22,7 @@ import gc
 import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import networkx as nx
 
@@ -134,6 +134,19 @@ class VaultGraph:
             + len(self.outlinks(uri))
             + (self.parent(uri) is not None)
         )
+
+    def without_links(self, pairs: Iterable[tuple[str, str]]) -> VaultGraph:
+        """A view of this graph without the links ``source -> target`` of ``pairs``
+        (every kind and predicate); the rest is shared, and this graph is unchanged.
+        ``eval --from-links`` answers each question on such a view."""
+        outlinks = dict(self.outlinks_of)
+        backlinks = dict(self.backlinks_of)
+        for source, target in pairs:
+            if source in outlinks:
+                outlinks[source] = tuple(lk for lk in outlinks[source] if lk.target != target)
+            if target in backlinks:
+                backlinks[target] = tuple(s for s in backlinks[target] if s != source)
+        return replace(self, outlinks_of=outlinks, backlinks_of=backlinks, _objects={})
 
     def position(self, uri: str) -> int:
         """Index of ``uri`` among its parent's children (-1 for a root).
