@@ -1,4 +1,4 @@
-"""Token counting, truncation and selection under a budget (seed requirements 8.4).
+"""Token counting, truncation and selection under a budget (docs/architecture.md, "Focus mode: budget").
 
 What a note costs is the token count of exactly the text emitted for it, so
 the budget holds for what the model reads. The canonical rendered form of a
@@ -39,7 +39,7 @@ def truncate(details: str, limit: int) -> tuple[str, bool]:
 
 
 def estimate(truncated_details: str, tokenizer: TokenCounter) -> int:
-    """Traversal-time estimate of a candidate's cost (seed 8.5)."""
+    """Traversal-time estimate of a candidate's cost (docs/architecture.md, "Focus mode: traversal")."""
     return tokenizer.count(truncated_details) + NOTE_OVERHEAD_TOKENS
 
 

@@ -1,4 +1,4 @@
-"""Parent of every note and folder (DESIGN.md section 3).
+"""Parent of every note and folder (docs/architecture.md, "Vault to graph").
 
 * The vault is not a note: top-level notes and top-level folders are notebook
   roots with no parent, so top-level notes are not siblings of each other.

@@ -1,7 +1,6 @@
 """Focus-mode constants (``[focus]`` in configs/default.toml).
 
-Defaults are the Doughnut BFS requirements (../shared/seeds/doughnut-bfs-requirements.md,
-sections 3, 6, 8 and 11).
+Defaults are Doughnut's BFS requirements (docs/architecture.md, "Focus mode").
 """
 
 from __future__ import annotations

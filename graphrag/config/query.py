@@ -1,9 +1,9 @@
 """Query-mode and search constants (``[query]`` in configs/default.toml).
 
-Defaults follow the graph RAG strategy seed (../shared/seeds/obsidian-true-graph-rag-strategy.md,
-"Implementation Parameters") except where a measured fact says otherwise:
+Defaults follow the "True Graph RAG Retrieval Strategy" (docs/architecture.md, "Query mode" and
+"Sources") except where a measured fact says otherwise:
 
-* ``min_similarity`` is 0.3, not the seed's 0.5. all-MiniLM-L6-v2 gives
+* ``min_similarity`` is 0.3, not the strategy's 0.5. all-MiniLM-L6-v2 gives
   question -> answering-note cosines of 0.42-0.73 on sample_vault, while the
   median note scores 0.13-0.27 for the same questions and off-topic questions
   top out at 0.12-0.18. 0.5 would drop many notes a reader would call relevant;
@@ -11,12 +11,12 @@ Defaults follow the graph RAG strategy seed (../shared/seeds/obsidian-true-graph
 * ``entry_min_similarity`` (0.25) is the floor under which a vector match alone
   does not make an entry: it is what lets an off-topic question say "nothing
   relevant" instead of inventing entries.
-* ``max_hops`` is the seed's ``max_hops`` (2) and means what focus mode's
+* ``max_hops`` is the strategy's ``max_hops`` (2) and means what focus mode's
   ``max_depth`` means: BFS wavefronts from the entries, each entry at depth 0.
   The per-depth caps and the global candidate cap come from ``[focus]``.
-* ``close_depth`` is 2, the traversal's own horizon (``max_hops``): DESIGN
-  section 4 keeps a weakly similar note "unless structurally close", and the
-  seed collects "all nodes within k steps from entry points", weighting them by
+* ``close_depth`` is 2, the traversal's own horizon (``max_hops``): docs/architecture.md
+  ("Query mode", step 3) keeps a weakly similar note "unless structurally close", and
+  the strategy collects "all nodes within k steps from entry points", weighting them by
   distance. A note two hops out is exactly what a multi-hop question needs and
   is, by construction, unlike the question; the rerank already ranks it below
   nearer and more similar notes, so the budget decides, not a cosine floor.

@@ -1,6 +1,6 @@
 """Focus mode: a note and a token budget -> the note and its most relevant context.
 
-Pipeline (DESIGN section 4): build the focus note with its complete lists, run
+Pipeline (docs/architecture.md, "Focus mode"): build the focus note with its complete lists, run
 the capped BFS, score every candidate, select by score under the budget.
 """
 

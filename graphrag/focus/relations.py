@@ -1,9 +1,9 @@
-"""Discovery path -> ``Relation``: the seed's tables 7.2 and 7.3 as data.
+"""Discovery path -> ``Relation``: the table of docs/architecture.md, "Focus mode: relations", as data.
 
 A discovery path is the sequence of the four fundamental hops the BFS took from
 the focus: ``parent`` (P), ``child`` (C), ``object`` (O: an outbound link) and
 ``inbound`` (I: a backlink). Derived relations are spelled in those hops, so a
-sibling is ``PC`` (up to the parent, down to another child) and the seed's
+sibling is ``PC`` (up to the parent, down to another child) and Doughnut's
 single "Sibling" step costs two hops. Consequences, kept on purpose:
 
 * ``SiblingOfParent`` (PPC) is 3 hops, reachable at the default ``max_depth`` 3.
@@ -38,7 +38,7 @@ _SIBLING = "sibling"  # PC: resolved to PriorSibling / YoungerSibling by sibling
 
 # (pattern over hop letters, relation, what the path means). Patterns are
 # disjoint, so row order only matters for reading. Any path no row matches is
-# RemotelyRelated (seed 7.3: "any path with 3+ hops not matching above"; this
+# RemotelyRelated (Doughnut's rule: "any path with 3+ hops not matching above"; this
 # vault also applies it to unnamed 2-hop paths such as OO, the object's object).
 TABLE: tuple[tuple[str, Relation | str, str], ...] = (
     ("", Relation.Self, "the focus itself"),
@@ -67,7 +67,7 @@ TABLE: tuple[tuple[str, Relation | str, str], ...] = (
 
 _COMPILED = tuple((re.compile(pattern), relation) for pattern, relation, _ in TABLE)
 
-# Seed 7.2: among equally short paths the relation earlier in this list wins.
+# Among equally short paths the relation earlier in this list wins.
 PRIORITY: dict[Relation, int] = {relation: rank for rank, relation in enumerate(Relation)}
 
 
@@ -93,5 +93,5 @@ def classify(hops: tuple[str, ...], prior: bool = False) -> Relation:
 
 
 def rank(relation: Relation) -> int:
-    """Lower is more important (seed 7.2)."""
+    """Lower is more important (the declaration order of ``Relation``)."""
     return PRIORITY[relation]

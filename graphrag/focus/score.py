@@ -1,4 +1,4 @@
-"""Relevance score of a candidate (seed requirements, section 8).
+"""Relevance score of a candidate (docs/architecture.md, "Focus mode: score").
 
 ``relevanceScore = w_rel * rel_weight + w_depth * depth_bonus[depth - 1]
 + w_time * exp(-age_days / 365) + uniform(-jitter, +jitter)``.

@@ -3,7 +3,7 @@
 A ``Selector`` returns indices into the parent's ``children`` (sibling order),
 the target's ``backlinks`` (sorted by uri) or a note's ``objects`` (link order); it must return at most ``k`` distinct
 indices for which ``eligible(i)`` holds, in any order. Focus mode uses
-``RandomSelector`` (seed sections 4 and 5); query mode can pass a
+``RandomSelector`` (docs/architecture.md, "Focus mode: selection within a cap"); query mode can pass a
 ``RankedSelector`` that ranks by similarity to the query.
 
 Both avoid touching every child of a 5,000-note folder or every backlink of a
@@ -38,7 +38,7 @@ class Selector(Protocol):
 
 
 class RandomSelector:
-    """Seed 4.2/4.3/5: a random contiguous block of children the first time, then
+    """Focus mode's selection: a random contiguous block of children the first time, then
     the unpicked children nearest those already picked (ties broken at random);
     inbound references uniformly at random."""
 
@@ -56,7 +56,7 @@ class RandomSelector:
         return self._nearest(n, picked, k, eligible)
 
     def _block(self, n: int, k: int, eligible: Eligible) -> list[int]:
-        # Start in 0..n-k as the seed says, then take the next eligible children,
+        # Start in 0..n-k as the design says, then take the next eligible children,
         # walking backwards from the start if the end comes first.
         start = self.rng.randrange(max(n - k, 0) + 1)
         chosen = []

@@ -1,4 +1,4 @@
-"""Capped wavefront BFS from one or more source notes (seed requirements 2-7).
+"""Capped wavefront BFS from one or more source notes (docs/architecture.md, "Focus mode: traversal").
 
 Depth ``d`` (1..max_depth) expands, in this order:
 
@@ -10,16 +10,17 @@ Depth ``d`` (1..max_depth) expands, in this order:
    in total by depths 1, 2, 3 and a depth-1 note gets 2 then 4. The objects of
    every note but the sources are capped the same way.
 
-Why objects are capped: a Doughnut note has one object, so the seed never needed
+Why objects are capped: a Doughnut note has one object, so Doughnut never needed
 to; a vault note can link to thousands (a map of content), and without a cap one
 such note at depth 1 pours all its links into depth 2, the "monster parent" the
-seed's caps exist to stop. A source's own links stay uncapped: they are its
+per-depth caps exist to stop. A source's own links stay uncapped: they are its
 direct context.
 
 Notes already in the pool, or already found at this depth, are removed before a
 cap is applied: a known note never uses up a capped slot. When the BFS goes up
 from a child to its parent, that child counts as picked for the parent, so the
-parent's next children are the siblings nearest the path (seed 4.3).
+parent's next children are the siblings nearest the path (docs/architecture.md,
+"Focus mode: selection within a cap").
 
 Each new note takes the shortest path among every edge joining it to the pool,
 ties broken by relation priority, then by discovery order: it is fixed there.

@@ -1,6 +1,6 @@
 """Entry notes for a question: where the graph traversal starts.
 
-Every note gets a blended score (seed "Hybrid Entry"):
+Every note gets a blended score (docs/architecture.md, "Query mode", step 1):
 
     w_vector * cosine of its best chunk  +  w_lexical * BM25 / best BM25
     + w_tags * share of the query's #tags it has  +  w_title * (title/alias named)

@@ -1,4 +1,4 @@
-"""Query mode's two expansions beyond the BFS (seed "Multi-Strategy Traversal").
+"""Query mode's two expansions beyond the BFS (docs/architecture.md, "Query mode", step 2).
 
 * Tag expansion: notes sharing an entry's tags (``SharesTag``). Tags on more
   than ``tag_expansion_max_tag_size`` notes are skipped: a tag on half the

@@ -1,6 +1,6 @@
 """Query mode: a question and a token budget -> entry notes, related notes, connections.
 
-Pipeline (DESIGN section 4, query mode):
+Pipeline (docs/architecture.md, "Query mode"):
 
 1. entries: blended vector / lexical / tag / title score (``entry.py``);
 2. the focus-mode BFS from every entry at once (each at depth 0, same caps,

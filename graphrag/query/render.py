@@ -1,6 +1,6 @@
-"""A ``QueryResult`` as JSON text or as the seed's ``CONTEXT:`` prompt.
+"""A ``QueryResult`` as JSON text or as the ``CONTEXT:`` prompt.
 
-Prompt shape (seed "Output Format for LLM"): documents in rank order, entry
+Prompt shape (docs/architecture.md, "Query mode", step 5): documents in rank order, entry
 notes first, each with its distance from the entry it was reached from, its
 relation in words, shared tags and path; then ``[Connection]`` lines naming how
 pairs of included documents are linked directly (a link, parent/child, shared

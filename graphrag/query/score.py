@@ -1,5 +1,5 @@
 """Query mode's rerank: how a found note's graph relevance, its similarity to the
-question and its recency become one score (DESIGN section 4, query mode, step 3).
+question and its recency become one score (docs/architecture.md, "Query mode", step 3).
 
 ``score = graph_weight * relevance + vector_weight * similarity + recency``:
 

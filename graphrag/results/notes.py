@@ -1,6 +1,6 @@
 """The note shapes every result is made of, and their JSON.
 
-The JSON follows the Doughnut Graph RAG seeds (camelCase, ``focusNote`` +
+The JSON follows Doughnut's Graph RAG shapes (docs/architecture.md, "Focus mode: output"; camelCase, ``focusNote`` +
 ``relatedNotes``). Optional keys are left out rather than set to ``null`` when
 they carry no information (``detailsTruncated``, ``predicate``, the link ends),
 because every key a related note carries is paid for out of the token budget.
@@ -17,9 +17,9 @@ from typing import Any, NamedTuple
 
 
 class Relation(StrEnum):
-    """How a note relates to the focus note (seed requirements, table 7.3).
+    """How a note relates to the focus note (docs/architecture.md, "Focus mode: relations").
 
-    Declared in priority order (seed 7.2); ``relations.PRIORITY`` uses this order
+    Declared in priority order; ``relations.PRIORITY`` uses this order
     to break ties between equally short discovery paths.
     """
 

@@ -57,7 +57,7 @@ class SearchResult:
 
 @dataclass(frozen=True, slots=True)
 class GraphSearchResult:
-    """The seed's ``graph_search``: anchors, then what ``hops`` steps reach.
+    """``graph_search``: anchors, then what ``hops`` steps reach.
 
     ``parents``: notes the anchors point up or out to (parent, link targets);
     ``children``: notes pointing at them (children, backlinks)."""

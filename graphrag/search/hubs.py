@@ -1,4 +1,4 @@
-"""Hierarchical search (hierarchical-memory seed, "Two-Step Retrieval"):
+"""Hierarchical search (docs/architecture.md, "Searches"):
 find the relevant hubs first, then search only the chunks under them.
 
 Hubs, built once per corpus:
@@ -16,7 +16,7 @@ takes the best ``hub_count``, most similar first, while the chunks they cover
 stay within ``hub_max_fraction`` of the corpus; hubs smaller than
 ``hub_min_notes`` notes, or larger than that fraction on their own, are not
 hubs. Step 2 is the brute-force search restricted to those chunk rows. With no
-usable hub (a tiny or flat vault) it is a full search, as the seed says.
+usable hub (a tiny or flat vault) it is a full search.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The seeds' ``get_note`` and ``neighbors``: one note as stored, and what it links to."""
+"""``get_note`` and ``neighbors`` (docs/architecture.md, "Searches"): one note as stored, and what it links to."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The seeds' simpler entry points: semantic, lexical, hybrid (RRF) and graph search.
+"""The simpler searches: semantic, lexical, hybrid (RRF) and graph (docs/architecture.md, "Searches").
 
 Every search ranks notes (a note scores its best chunk) and honours the same
 ``Filters``. ``hierarchical_search`` lives in ``hubs.py``.
@@ -180,7 +180,7 @@ def _closest(uris: set[str], corpus: Corpus, sims: np.ndarray, limit: int) -> li
 def graph_search(
     scope: Scope, query: str, query_vec: np.ndarray, top_k: int, hops: int
 ) -> GraphSearchResult:
-    """The seed's ``graph_search``: ``top_k`` vector anchors, then ``hops`` steps up/out
+    """``graph_search``: ``top_k`` vector anchors, then ``hops`` steps up/out
     (parent, link targets -> ``parents``) and down/in (children, backlinks -> ``children``).
     Each note is listed once, where first found; at most ``graph_max_neighbors`` per note
     and direction, the most similar to the query first."""

@@ -1,4 +1,4 @@
-"""The discovery-path -> relation table, row by row, and the seed's priority order."""
+"""The discovery-path -> relation table, row by row, and the priority order (docs/architecture.md, "Focus mode: relations")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Scoring (seed 8.1-8.3) and selection under a token budget (seed 8.4)."""
+"""Scoring and selection under a token budget (docs/architecture.md, "Focus mode: score", "budget")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Parents, folder notes, virtual folders and sibling order (DESIGN.md section 3)."""
+"""Parents, folder notes, virtual folders and sibling order (docs/architecture.md, "Vault to graph")."""
 
 from __future__ import annotations
 
