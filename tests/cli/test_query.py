@@ -134,6 +134,30 @@ def test_eval_budgets_as_a_comma_list_or_repeated(vault, tmp_path):
     assert code == 2 and "negative" in err
 
 
+def test_eval_from_links_asks_the_vaults_own_links(sample_vault, monkeypatch):
+    monkeypatch.setattr(graphrag.api, "make_embedder", lambda settings: HashEmbedder(DIM))
+    args = ("eval", "--from-links", str(sample_vault), "--budget", "1000", "--json")
+    code, out, _ = run(*args, "--links", "7")
+    assert code == 0
+    report = json.loads(out)
+    assert report["qa"].startswith("from-links (7 links of")
+    assert report["questions"] == {"link": 7}
+    assert report["systems"] == ["graphrag", "vector", "bm25"]
+    ids = {o["id"] for o in report["outcomes"]}
+    assert len(ids) == 7 and all(" -> " in i for i in ids)
+
+
+def test_eval_needs_questions_or_from_links(vault, tmp_path):
+    code, _, err = run("eval", "--budget", "500")
+    assert code == 2 and "--from-links VAULT" in err
+    qa = tmp_path / "qa.jsonl"
+    qa.write_text("{}\n", encoding="utf-8")
+    code, _, err = run("eval", str(qa), "--from-links", str(vault))
+    assert code == 2 and "--from-links VAULT" in err
+    code, _, err = run("eval", str(qa))
+    assert code == 2 and "needs --vault" in err
+
+
 def test_commands_have_help_with_examples():
     for name in ("query", "search", "eval"):
         code, out, _ = run(name, "--help")
