@@ -6,6 +6,14 @@ runs. This module adds what a long-running server needs on top: a lock so only
 one update runs at a time (a second caller waits, or gets ``IndexBusyError``),
 a record of the last update for ``/status``, and a background thread that
 watches the vault with watchfiles and re-indexes after a burst of changes.
+
+The watcher must never go quiet: watchfiles gives up on some paths (a folder whose
+name is not UTF-8 raises "Unable to decode path") and then stops for good. So
+``_run`` supervises it: any error is logged, recorded for ``/status``
+(``watcher``), and the watch restarts after a short, growing pause, followed by one
+update that catches whatever changed while it was down. A watch that keeps failing
+gives way to polling: every ``POLL_S`` the index is compared with the vault by
+sizes and mtimes (``indexer.fresh``), and an update runs when they differ.
 """
 
 from __future__ import annotations
@@ -29,6 +37,14 @@ log = logging.getLogger(__name__)
 QUIET_STEP_MS = 50
 # How often (ms) the watcher wakes without changes, to retry a deferred update.
 IDLE_TICK_MS = 1000
+# Pause before restarting a failed watcher: doubles per failure in a row, up to the max.
+RESTART_FIRST_S = 0.25
+RESTART_MAX_S = 30.0
+# A watch that ran this long before failing starts the pauses over.
+RESTART_RESET_S = 60.0
+# After this many failures in a row, poll the vault instead of watching it.
+POLL_AFTER_FAILURES = 2
+POLL_S = 2.0
 
 
 class LiveIndex:
@@ -42,6 +58,11 @@ class LiveIndex:
         self._thread: threading.Thread | None = None
         self.updates = 0
         self.last_update: dict[str, Any] | None = None
+        self.watch_restarts = 0
+        self.watch_error: dict[str, Any] | None = None  # the last failure of the watcher
+        self._watch_state = "off"
+        # While an update runs: its phase and how far it is (/status "progress").
+        self.progress: dict[str, Any] | None = None
 
     # -- updates ------------------------------------------------------------------------
     @property
@@ -52,15 +73,26 @@ class LiveIndex:
     def watching(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
 
+    def watcher_status(self) -> dict[str, Any]:
+        """For ``/status``: ``state`` is off | watching | polling (watchfiles failed; the
+        vault is compared with the index every few seconds) | restarting | stopped (it
+        died: see ``last_error`` and the log), with the restarts so far and the last error."""
+        state = self._watch_state
+        if state in ("watching", "polling", "restarting") and not self.watching:
+            state = "stopped"
+        return {"state": state, "restarts": self.watch_restarts, "last_error": self.watch_error}
+
     def update(self, full: bool = False, wait: bool = True, reason: str = "request") -> IndexStats:
         """Run one incremental (or ``full``) update; ``wait=False`` raises IndexBusyError if one runs."""
         if not self._lock.acquire(blocking=wait):
             raise IndexBusyError(str(self.rag.index_dir))
         started = time.time()
         replaced = self.rag.loaded_snapshot  # what queries used so far
+        self._progress("starting", 0, 0)
         try:
-            stats = self.rag.index(full=full)
+            stats = self.rag.index(full=full, progress=self._progress)
             self._follow_manifest()
+            self._progress("loading", 0, 0)  # the new snapshot's arrays and BM25 index
             self.warm(replaced=replaced)
         except VaultRAGError as exc:
             self._record(started, reason, error=str(exc))
@@ -72,7 +104,13 @@ class LiveIndex:
             self._record(started, reason, stats=stats)
             return stats
         finally:
+            self.progress = None
             self._lock.release()
+
+    def _progress(self, phase: str, done: int, total: int) -> None:
+        """The indexer's ``progress(phase, done, total)``, kept for ``/status``: one
+        assignment of a new dict, so a reader sees one consistent state."""
+        self.progress = {"phase": phase, "done": done, "total": total}
 
     def _follow_manifest(self) -> None:
         """Serve the committed generation even if another process made it.
@@ -106,7 +144,11 @@ class LiveIndex:
             self._warm_search(snapshot, lexical=self.rag.settings.query.lexical_enabled)
             from graphrag.budget import truncate
 
-            graph, limit, count = snapshot.graph, self.rag.settings.focus.truncate_length, self.rag.tokenizer.count
+            graph, limit, count = (
+                snapshot.graph,
+                self.rag.settings.focus.truncate_length,
+                self.rag.tokenizer.count,
+            )
             for note in graph.notes():
                 count(truncate(graph.details(note.uri), limit)[0])
         elif replaced is not None and replaced is not snapshot:
@@ -129,7 +171,9 @@ class LiveIndex:
             if lexical:
                 lexical_index(corpus, self.rag.settings.query.stemmer_language)
         except Exception:
-            log.warning("building the query arrays of %s failed", snapshot.index.generation, exc_info=True)
+            log.warning(
+                "building the query arrays of %s failed", snapshot.index.generation, exc_info=True
+            )
 
     def _record(
         self, started: float, reason: str, stats: IndexStats | None = None, error: str | None = None
@@ -186,11 +230,73 @@ class LiveIndex:
         return not any(part.startswith(".") for part in rel.parts)
 
     def _run(self) -> None:
+        """Watch until ``stop``. A failed watch is restarted; after ``POLL_AFTER_FAILURES``
+        failures in a row the vault is polled instead (watchfiles cannot watch a tree that
+        holds a folder whose name is not UTF-8 at all: it fails as it starts)."""
+        failures = 0
+        try:
+            while not self._stop.is_set():
+                polling = failures >= POLL_AFTER_FAILURES
+                self._watch_state = "polling" if polling else "watching"
+                began = time.monotonic()
+                try:
+                    self._poll() if polling else self._watch()
+                    break
+                except Exception as exc:
+                    failures = 1 if time.monotonic() - began > RESTART_RESET_S else failures + 1
+                    self.watch_restarts += 1
+                    self.watch_error = {
+                        "error": f"{type(exc).__name__}: {exc}",
+                        "at": round(time.time(), 3),
+                    }
+                    pause = min(RESTART_MAX_S, RESTART_FIRST_S * 2 ** (failures - 1))
+                    then = "polling" if failures >= POLL_AFTER_FAILURES else "watching"
+                    log.error(
+                        "watching %s failed (%s: %s); restarting in %.2f s, %s",
+                        self.rag.vault, type(exc).__name__, exc, pause, then,
+                    )
+                    self._watch_state = "restarting"
+                    self._stop.wait(pause)
+        finally:
+            if self._stop.is_set():
+                self._watch_state = "off"
+            else:  # not a stop we asked for: say so where someone will look
+                log.critical("the file watcher of %s stopped; live updates are off", self.rag.vault)
+                self._watch_state = "stopped"
+
+    def _catch_up(self, reason: str) -> bool:
+        """One update for changes seen; False if it must be tried again (the lock was taken)."""
+        try:
+            self.update(reason=reason)
+        except IndexBusyError:
+            log.info("index busy (another indexer holds the lock); retrying")
+            return False
+        except Exception:  # keep watching: the next change may fix it
+            log.exception("re-indexing %s after a change failed", self.rag.vault)
+        return True
+
+    def _poll(self) -> None:
+        """Ask every ``POLL_S`` whether the index is still current (sizes and mtimes)."""
+        from indexer.fresh import index_is_current
+
+        vault = self.rag.vault
+        assert vault is not None
+        pending = True
+        while not self._stop.is_set():
+            pending = pending or not index_is_current(
+                vault, self.rag.index_dir, self.rag.settings.index_config, self.rag.embedder.name
+            )
+            if pending:
+                pending = not self._catch_up("poll")
+            self._stop.wait(POLL_S)
+
+    def _watch(self) -> None:
         import watchfiles
 
         vault = self.rag.vault
         assert vault is not None
-        # Changes made before the watcher is armed are caught by one update on the first tick.
+        # Changes made before the watcher is armed (or while a failed one restarted) are
+        # caught by one update on the first tick.
         pending = True
         for changes in watchfiles.watch(
             vault,
@@ -203,13 +309,5 @@ class LiveIndex:
             raise_interrupt=False,
         ):
             pending = pending or bool(changes)
-            if not pending or self._stop.is_set():
-                continue
-            try:
-                self.update(reason="watch")
-                pending = False
-            except IndexBusyError:
-                log.info("index busy (another indexer holds the lock); retrying")
-            except Exception:  # keep watching: the next change may fix it
-                log.exception("re-indexing %s after a change failed", vault)
-                pending = False
+            if pending and not self._stop.is_set():
+                pending = not self._catch_up("watch")
