@@ -154,10 +154,13 @@ class VaultRAG:
             raise InvalidRequestError("note", "empty note name")
         candidates = [query, query.removesuffix(".md")]
         if self.vault is not None:
+            # A file path to a note in the vault. Only "~/" means the home folder: "~Inbox"
+            # is a note's name (Path.expanduser would look for a user called Inbox and raise).
+            path = os.path.expanduser(query) if query == "~" or query.startswith("~/") else query
             try:
-                rel = Path(query).expanduser().resolve().relative_to(self.vault)
+                rel = Path(path).resolve().relative_to(self.vault)
                 candidates.append(rel.as_posix().removesuffix(".md"))
-            except (ValueError, OSError):
+            except (ValueError, OSError, RuntimeError):  # not in the vault, NUL, too long, a loop
                 pass
         for c in candidates:
             if c in graph.nodes and graph.nodes[c].kind == "note":
