@@ -1,0 +1,42 @@
+"""What ``index`` and ``status`` say about folders left out and leftovers removed (issue 13, 14)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.cli.test_index import fake_model, run  # noqa: F401 - the fixture is used by name
+from tests.support.files import write
+
+
+def dead_pid() -> int:
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    return gone.pid
+
+
+def test_index_summary_names_the_templates_folder(
+    sample_vault: Path, tmp_path: Path, fake_model: list  # noqa: F811
+) -> None:
+    write(sample_vault, ".obsidian/templates.json", '{"folder": "Templates"}')
+    code, out, err = run("index", str(sample_vault), "--index-dir", str(tmp_path / "idx"))
+    assert code == 0, out + err
+    assert "templates folder not indexed: Templates (index.exclude_templates)" in out
+    assert "notes 36 " in out  # the sample vault less Templates/Meeting Template
+
+
+def test_index_summary_reports_leftovers_it_removed(
+    sample_vault: Path, tmp_path: Path, fake_model: list  # noqa: F811
+) -> None:
+    index_dir = tmp_path / "idx"
+    assert run("index", str(sample_vault), "--index-dir", str(index_dir))[0] == 0
+    pid = dead_pid()
+    (index_dir / f".gen-000002.tmp-{pid}").mkdir()
+    (index_dir / f".manifest.json.{pid}.tmp").write_text("{}")
+    code, out, err = run("index", str(sample_vault), "--index-dir", str(index_dir))
+    assert code == 0, out + err
+    assert out.startswith("index up to date")
+    assert (f"cleaned up: {index_dir / f'.gen-000002.tmp-{pid}'}: left by an interrupted run "
+            f"(process {pid}); removed") in out
+    assert not (index_dir / f".manifest.json.{pid}.tmp").exists()
