@@ -246,6 +246,7 @@ export class AskView extends ItemView {
           { class: s.cited ? "vgr-cited" : "vgr-uncited" },
           el("a", { class: "internal-link", "data-href": s.uri, href: s.uri }, s.title),
           el("span", { class: "vgr-muted" }, s.cited ? " · cited" : " · given to the model"),
+          s.relation ? el("div", { class: "vgr-why" }, s.relation) : null,
         ),
       ),
     );

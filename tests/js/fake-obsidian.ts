@@ -460,10 +460,10 @@ const md = new MarkdownIt({ html: false });
 export const MarkdownRenderer = {
   /** Markdown as Obsidian renders it for the parts the plugin relies on: [[x]] -> a.internal-link. */
   async render(_app: App, markdown: string, el: HTMLElement, _sourcePath: string, _component: Component): Promise<void> {
-    const marked = replaceWikiLinks(markdown, (link) => `\u0000${encodeURIComponent(link.target)}\u0001${encodeURIComponent(link.display)}\u0002`);
+    const marked = replaceWikiLinks(markdown, (link) => `\uE000${encodeURIComponent(link.target)}\uE001${encodeURIComponent(link.display)}\uE002`);
     const html = md
       .render(marked)
-      .replace(/\u0000([^\u0001]*)\u0001([^\u0002]*)\u0002/g, (_m, target: string, display: string) => {
+      .replace(/\uE000([^\uE001]*)\uE001([^\uE002]*)\uE002/g, (_m, target: string, display: string) => {
         const t = decodeURIComponent(target).replace(/"/g, "&quot;");
         return `<a data-href="${t}" href="${t}" class="internal-link">${escapeHtml(decodeURIComponent(display))}</a>`;
       });

@@ -40,7 +40,9 @@ describe("the page at /", () => {
     await page.click("#ask-button");
 
     const answer = page.locator(".turn .answer");
-    await expect.poll(() => answer.textContent(), { timeout: 15_000 }).toBe("The spring feeds the trough (Spring Box).");
+    await expect.poll(async () => (await answer.textContent())?.trim(), { timeout: 15_000 }).toBe(
+      "The spring feeds the trough (Spring Box).",
+    );
     await expect.poll(() => page.textContent(".turn .meta")).toMatch(/^answered in/);
     // The citation is a link; the sources list the cited note first.
     const cite = answer.locator('a[href="#note=Places%2FHuts%2FSpring%20Box"]');
@@ -81,8 +83,8 @@ describe("the page at /", () => {
     await context.addInitScript((token) => localStorage.setItem("vault-graphrag.token", token), server.token);
     const page = await context.newPage();
     await page.goto(`${server.url}/`);
-    await page.locator("#model option[value=test-slow]").waitFor({ state: "attached" });
-    await page.selectOption("#model", "test-slow");
+    await page.locator("#model option[value=js-slow]").waitFor({ state: "attached" });
+    await page.selectOption("#model", "js-slow");
     await page.fill("#question", "Tell me everything about the hut.");
     await page.click("#ask-button");
     await expect.poll(() => page.textContent(".turn .answer"), { timeout: 15_000 }).toContain("word3");

@@ -2,7 +2,7 @@
 
 ``python tests/js/serve_for_js.py serve VAULT ...`` runs the CLI exactly as ``vault-graphrag``
 does, after registering the models of ``tests.support.llm_fakes`` (``test-stream`` answers in
-three pieces with a citation) and ``test-slow`` (a piece every 100 ms for up to a minute; when
+three pieces with a citation) and ``js-slow`` (a piece every 100 ms for up to a minute; when
 the stream is closed early, as the server does when the client goes away, it writes the file
 named by ``VGR_SLOW_CLOSED``). llm-echo (``echo``) comes from the dev extra as usual.
 """
@@ -28,7 +28,7 @@ PIECE_SECONDS = 0.1
 
 
 class SlowModel(llm.Model):
-    model_id = "test-slow"
+    model_id = "js-slow"
     can_stream = True
 
     def execute(self, prompt: Any, stream: bool, response: Any, conversation: Any) -> Iterator[str]:
@@ -52,7 +52,7 @@ class _Plugin:
 
 def main() -> None:
     llm.plugins.pm.register(llm_fakes._Plugin(), name=llm_fakes.PLUGIN_NAME)
-    llm.plugins.pm.register(_Plugin(), name="vault-graphrag-js-test-models")
+    llm.plugins.pm.register(_Plugin(), name="vault-graphrag-js-models")
     sys.argv = ["vault-graphrag", *sys.argv[1:]]
     runpy.run_module("graphrag", run_name="__main__", alter_sys=True)
 

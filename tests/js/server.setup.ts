@@ -14,7 +14,7 @@ export interface ServerInfo {
   token: string;
   vault: string;
   tmp: string;
-  /** Written by the test-slow model when the server closed its stream early. */
+  /** Written by the js-slow model when the server closed its stream early. */
   slowClosed: string;
 }
 

@@ -148,6 +148,7 @@ function sourceList(sources: Source[]): HTMLElement {
         { class: s.cited ? "cited" : "uncited" },
         noteLink(s.uri, s.title),
         el("span", { class: "muted" }, s.cited ? " · cited" : " · given to the model"),
+        s.relation ? el("div", { class: "why" }, s.relation) : null,
       ),
     ),
   );
