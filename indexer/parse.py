@@ -255,7 +255,7 @@ def split_front_matter(text: str, path: str, warnings: list[str]) -> tuple[dict[
         return {}, text
     body = text[m.end() :]
     try:
-        meta = yaml.load(m.group(1) or "", Loader=_DatesAsText)  # noqa: S506 - a SafeLoader subclass
+        meta = yaml.load(m.group(1) or "", Loader=_DatesAsText)
     except yaml.YAMLError as exc:
         reason = str(exc).replace("\n", " ")
         warnings.append(f"{path}: invalid YAML front matter ({reason}); indexed from the body")

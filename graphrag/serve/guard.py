@@ -11,9 +11,12 @@ A server on 127.0.0.1 is still reachable by every web page the user visits
   server's own origin (``http://`` + the allowed ``Host``) is also accepted: that
   is our own ``/docs`` page trying an endpoint, and the Host check has already
   refused a rebinding name.
-* With a token set, every endpoint but ``/health`` needs ``Authorization: Bearer``,
-  compared in constant time.
-* Request bodies larger than ``max_body_bytes`` are refused before they are read whole.
+* With a token set, every endpoint needs ``Authorization: Bearer``, compared in
+  constant time, but ``/health`` and the web page's files (``/`` and ``/static/...``:
+  a browser cannot send the header when it loads a page; the files hold nothing of
+  the vault, and the page sends the token with each API call).
+* Request bodies larger than ``max_body_bytes`` are refused before they are read whole:
+  by a ``Content-Length`` over it, and in any case by the bytes actually received.
 
 Errors use the server's JSON shape ``{"error": code, "detail": message}``.
 """
@@ -140,24 +143,23 @@ class TokenAndBodyGuard:
             return
         ok, why = self.authorised(scope)
         if not ok:
-            await send_error(
-                send, 401, "unauthorized", why, [(b"www-authenticate", b"Bearer")]
-            )
+            await send_error(send, 401, "unauthorized", why, [(b"www-authenticate", b"Bearer")])
             return
         length = _header(scope, b"content-length")
         if length is not None:
             try:
-                too_big = int(length) > self.max_body
+                declared = int(length)
             except ValueError:
                 await send_error(send, 400, "bad_request", "invalid Content-Length")
                 return
-            if too_big:
+            if declared > self.max_body:
                 await send_error(send, 413, "body_too_large", self._too_big())
                 return
-            await self.app(scope, receive, send)
-            return
-        # No Content-Length (chunked): read up to the limit, then replay what was read.
-        body, more = b"", scope["method"] not in ("GET", "HEAD", "OPTIONS")
+        # Count the bytes actually received, whatever the headers say: with both
+        # Content-Length and Transfer-Encoding: chunked the server reads the chunks, and a
+        # small Content-Length once let a 200 MB body through. Read up to the limit, then
+        # replay what was read to the app.
+        body, more = b"", scope["method"] not in ("GET", "HEAD", "OPTIONS") or length is not None
         while more:
             message = await receive()
             if message["type"] != "http.request":

@@ -75,7 +75,7 @@ def test_a_note_that_becomes_a_fifo_after_the_scan_is_not_waited_on(
     real_scan = indexer.build.scan_vault
     victim = sample_vault / "Glossary.md"
 
-    def scan_then_swap(*args: object, **kwargs: object):  # noqa: ANN202
+    def scan_then_swap(*args: object, **kwargs: object):
         result = real_scan(*args, **kwargs)  # type: ignore[arg-type]
         victim.unlink()
         os.mkfifo(victim)

@@ -79,7 +79,7 @@ CHILD = textwrap.dedent(
 )
 
 
-def index(vault: Path, index_dir: Path, **kwargs: object):  # noqa: ANN201
+def index(vault: Path, index_dir: Path, **kwargs: object):
     return build_index(vault, index_dir, embedder=HashEmbedder(), **kwargs)  # type: ignore[arg-type]
 
 

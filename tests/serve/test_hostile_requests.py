@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import shutil
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -75,3 +74,81 @@ def test_unknown_tilde_names_are_not_found(rag: VaultRAG, client: TestClient, na
     assert r.status_code == 404
     result = mcp_call(rag, "get_note", {"note": name})
     assert result.is_error and "no note matches" in result.content[0].text
+
+
+# -- item 4: the body limit counts the bytes actually read ---------------------------------------
+def test_body_limit_holds_when_content_length_understates_a_chunked_body() -> None:
+    """ASGI level: a Content-Length under the limit does not let more bytes through."""
+    from graphrag.serve.guard import TokenAndBodyGuard
+
+    read_by_app: list[int] = []
+
+    async def app(scope: dict, receive: Any, send: Any) -> None:
+        total, more = 0, True
+        while more:
+            message = await receive()
+            total += len(message.get("body", b""))
+            more = message.get("more_body", False)
+        read_by_app.append(total)
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+    sent_chunks = 0
+
+    async def receive() -> dict:
+        nonlocal sent_chunks
+        sent_chunks += 1
+        return {"type": "http.request", "body": b"x" * 65536, "more_body": sent_chunks < 3200}
+
+    responses: list[dict] = []
+
+    async def send(message: dict) -> None:
+        responses.append(message)
+
+    scope = {"type": "http", "method": "POST", "path": "/focus",
+             "headers": [(b"content-length", b"10"), (b"transfer-encoding", b"chunked")]}
+    asyncio.run(TokenAndBodyGuard(app, token="", max_body_bytes=65536)(scope, receive, send))
+    assert responses[0]["status"] == 413
+    assert read_by_app == []  # the endpoint never saw the body
+    assert sent_chunks <= 2  # and the guard stopped reading just past the limit
+
+
+def test_body_limit_over_a_real_socket_with_both_headers(rag: VaultRAG) -> None:
+    import socket
+    import threading
+
+    import uvicorn
+
+    from tests.support.polling import wait_until
+
+    app = create_app(rag, ServerSettings(watch=False, preload_model=False))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        wait_until(lambda: server.started, timeout=10, step=0.02)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+            conn.sendall(b"POST /focus HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                         b"Content-Length: 15\r\nTransfer-Encoding: chunked\r\n\r\n")
+            chunk = b"x" * 65536
+            try:
+                for _ in range(64):  # 4 MiB offered; the server must answer long before
+                    conn.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+            except OSError:  # the server closed the connection: it stopped reading
+                pass
+            reply = b""
+            try:
+                while b"\r\n\r\n" not in reply:
+                    piece = conn.recv(65536)
+                    if not piece:
+                        break
+                    reply += piece
+            except OSError:
+                pass
+        status_line = reply.split(b"\r\n", 1)[0]
+        # uvicorn (h11) reads the chunks and ignores the Content-Length: the guard counts them.
+        assert status_line.split()[1:2] == [b"413"], reply[:200]
+    finally:
+        server.should_exit = True
+        thread.join(10)
