@@ -9,30 +9,31 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from graphrag.answer.ask import Answer
 from graphrag.config import Settings, load_settings
 from graphrag.errors import AmbiguousNoteError, InvalidRequestError, NoteNotFoundError, VaultError
-from graphrag.results.focus import GraphRAGResult
 from graphrag.search.modes import SEARCH_MODES
-from graphrag.snapshot.chunk_vectors import one_torch_thread
-from graphrag.snapshot.filters import Filters
 from graphrag.snapshot.graph import VaultGraph
 from graphrag.snapshot.names import name_index
 from graphrag.snapshot.snapshot import Snapshot
-from indexer import IndexStats, build_index, load_index
-from indexer.build import default_index_dir
-from indexer.doctor import DoctorReport, diagnose
-from indexer.embed import Embedder, make_embedder
-from indexer.store import MANIFEST, read_manifest
-from indexer.tokens import Tokenizer, get_tokenizer
+from indexer.store import MANIFEST, default_index_dir, read_manifest
 
+# Everything else is imported where it is used: each command loads only what it
+# needs (focus: no FAISS, numpy, model or llm; docs/architecture.md, start-up).
 if TYPE_CHECKING:
     import numpy as np
 
+    from graphrag.answer.ask import Answer
+    from graphrag.results.focus import GraphRAGResult
     from graphrag.results.lookup import Neighbour, NoteRecord
     from graphrag.results.query import QueryResult
     from graphrag.results.search import GraphSearchResult, SearchResult
     from graphrag.search.searches import Scope
+    from graphrag.snapshot.filters import Filters
+    from indexer.build import IndexStats
+    from indexer.config import EmbeddingSettings
+    from indexer.doctor import DoctorReport
+    from indexer.embed import Embedder
+    from indexer.tokens import Tokenizer
 
 
 class VaultRAG:
@@ -54,7 +55,7 @@ class VaultRAG:
         self.index_dir = index_dir
         self.settings = settings
         self._embedder = embedder
-        self.tokenizer = tokenizer or get_tokenizer(settings.index.tokenizer)
+        self._tokenizer = tokenizer
         self._snapshot: Snapshot | None = None
         self._swap = threading.Lock()
         self._query_vectors: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
@@ -69,6 +70,7 @@ class VaultRAG:
         settings: Settings | None = None,
         embedder: Embedder | None = None,
         update: bool = True,
+        progress: Callable[[str, int, int], None] | None = None,
     ) -> VaultRAG:
         """Open a vault or an index folder.
 
@@ -79,21 +81,13 @@ class VaultRAG:
             settings: resolved settings.
             embedder: an Embedder to use instead of the configured model.
             update: index the vault first if the index is missing or stale.
+            progress: told ``(phase, done, total)`` while that indexing runs.
         """
         settings = settings or load_settings(config)
-        root = Path(path).expanduser()
-        if not root.is_dir():
-            raise VaultError(str(root), "not a folder")
-        if (root / MANIFEST).is_file() and index_dir is None:
-            manifest = read_manifest(root) or {}
-            vault_path = manifest.get("vault")
-            vault = Path(vault_path) if vault_path and Path(vault_path).is_dir() else None
-            rag = cls(vault, root.resolve(), settings, embedder)
-        else:
-            chosen = index_dir or settings.index.index_dir or default_index_dir(root)
-            rag = cls(root.resolve(), Path(chosen).expanduser().resolve(), settings, embedder)
+        vault, where = locate(path, index_dir, settings)
+        rag = cls(vault, where, settings, embedder)
         if update and rag.vault is not None:
-            rag.index()
+            rag.refresh(progress)
         return rag
 
     @property
@@ -102,10 +96,36 @@ class VaultRAG:
             self._embedder = make_embedder(self.settings.embedding)
         return self._embedder
 
+    @property
+    def tokenizer(self) -> Tokenizer:
+        """The token counter, loaded on first use (tiktoken's table costs ~0.2 s)."""
+        if self._tokenizer is None:
+            from indexer.tokens import get_tokenizer
+
+            self._tokenizer = get_tokenizer(self.settings.index.tokenizer)
+        return self._tokenizer
+
+    def refresh(self, progress: Callable[[str, int, int], None] | None = None) -> IndexStats | None:
+        """Index the vault if it changed since the index was made; None if it had not.
+
+        The check (``indexer.fresh``) compares file sizes and mtimes with the index
+        without importing the indexer's parser, networkx or FAISS, so a command on an
+        unchanged vault starts fast.
+        """
+        from indexer.fresh import index_is_current
+
+        if self.vault is not None and index_is_current(
+            self.vault, self.index_dir, self.settings.index_config, self.embedder.name
+        ):
+            return None
+        return self.index(progress=progress)
+
     def index(self, full: bool = False, progress: Any = None) -> IndexStats:
         """Bring the index up to date with the vault (incrementally unless ``full``)."""
         if self.vault is None:
             raise VaultError(str(self.index_dir), "this index does not know its vault")
+        from indexer.build import build_index
+
         stats = build_index(
             self.vault,
             self.index_dir,
@@ -120,6 +140,8 @@ class VaultRAG:
 
     def reload(self) -> Snapshot:
         """Load the current generation; readers of the old one keep it until they finish."""
+        from indexer.load import load_index
+
         index = load_index(self.index_dir)
         graph = VaultGraph.from_rows(*index.graph_rows(), text_source=index.body)
         snapshot = Snapshot(index, graph)
@@ -230,6 +252,8 @@ class VaultRAG:
             if key in cache:
                 cache.move_to_end(key)
                 return cache[key]
+        from graphrag.snapshot.chunk_vectors import one_torch_thread
+
         with one_torch_thread():
             vec = np.asarray(self.embedder.embed([text]), dtype=np.float32).reshape(-1)
         with self._swap:
@@ -244,7 +268,7 @@ class VaultRAG:
 
         snapshot = self.snapshot  # once: an index update mid-call must not mix generations
         corpus = corpus_for(snapshot)
-        chosen = filters if isinstance(filters, Filters) else Filters.parse(**(filters or {}))
+        chosen = as_filters(filters)
         allowed = chosen.mask(corpus, snapshot.graph)
         return Scope(snapshot.index, snapshot.graph, corpus, self.settings.query, allowed)
 
@@ -291,7 +315,7 @@ class VaultRAG:
         if budget < 0:
             raise InvalidRequestError("budget", f"must be >= 0, got {budget}")
         scope = self._search_scope()
-        chosen = filters if isinstance(filters, Filters) else Filters.parse(**(filters or {}))
+        chosen = as_filters(filters)
         return run_query(
             scope.index,
             scope.graph,
@@ -415,6 +439,8 @@ class VaultRAG:
     def doctor(self) -> DoctorReport:
         if self.vault is None:
             raise VaultError(str(self.index_dir), "this index does not know its vault")
+        from indexer.doctor import diagnose
+
         return diagnose(self.vault, self.settings.index_config)
 
     # -- answers with a language model (graphrag/answer.py) ----------------------------
@@ -485,6 +511,37 @@ class VaultRAG:
             options=options,
             on_chunk=on_chunk,
         )
+
+
+def locate(
+    path: str | os.PathLike[str], index_dir: str | os.PathLike[str] | None, settings: Settings
+) -> tuple[Path | None, Path]:
+    """(vault or None, index folder) for a path that is a vault or an index folder, as
+    ``VaultRAG.open`` takes them; reads nothing but the manifest."""
+    root = Path(path).expanduser()
+    if not root.is_dir():
+        raise VaultError(str(root), "not a folder")
+    if (root / MANIFEST).is_file() and index_dir is None:
+        manifest = read_manifest(root) or {}
+        vault_path = manifest.get("vault")
+        vault = Path(vault_path) if vault_path and Path(vault_path).is_dir() else None
+        return vault, root.resolve()
+    chosen = index_dir or settings.index.index_dir or default_index_dir(root)
+    return root.resolve(), Path(chosen).expanduser().resolve()
+
+
+def make_embedder(settings: EmbeddingSettings) -> Embedder:
+    """``indexer.embed.make_embedder``, imported when first needed (tests replace this)."""
+    from indexer.embed import make_embedder as make
+
+    return make(settings)
+
+
+def as_filters(filters: Filters | Mapping[str, Any] | None) -> Filters:
+    """A ``Filters``, or one parsed from its keywords."""
+    from graphrag.snapshot.filters import Filters
+
+    return filters if isinstance(filters, Filters) else Filters.parse(**(filters or {}))
 
 
 def _question(text: str) -> str:

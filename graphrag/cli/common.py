@@ -5,7 +5,6 @@ Commands stay thin: parse options, call one ``VaultRAG`` method, print.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from functools import wraps
 from typing import Any, TypeVar
@@ -13,7 +12,8 @@ from typing import Any, TypeVar
 import click
 
 from graphrag.api import VaultRAG
-from graphrag.config import load_settings
+from graphrag.cli.progress import progress_bar
+from graphrag.config import Settings, load_settings
 from graphrag.errors import VaultRAGError
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -54,28 +54,22 @@ def errors(fn: F) -> F:
 
 
 def open_vault(
-    vault: str, index_dir: str | None, config: str | None, update: bool = True
+    vault: str,
+    index_dir: str | None,
+    config: str | None,
+    update: bool = True,
+    settings: Settings | None = None,
 ) -> VaultRAG:
-    """The vault (or index folder) with the settings of ``config``; indexed first if ``update``."""
-    return VaultRAG.open(vault, settings=load_settings(config), index_dir=index_dir, update=update)
-
-
-def progress_bar(quiet: bool) -> tuple[Callable[[str, int, int], None] | None, Callable[[], None]]:
-    """A tqdm bar on a terminal, nothing in pipes, CI or with --quiet."""
-    if quiet or not sys.stderr.isatty():
-        return None, lambda: None
-    from tqdm import tqdm
-
-    state: dict[str, Any] = {}
-
-    def update(stage: str, done: int, total: int) -> None:
-        bar = state.get("bar")
-        if bar is None:
-            bar = state["bar"] = tqdm(total=total, desc=stage, unit="chunk", file=sys.stderr)
-        bar.update(done - bar.n)
-
-    def close() -> None:
-        if "bar" in state:
-            state["bar"].close()
-
-    return update, close
+    """The vault (or index folder) with the settings of ``config``; indexed first if
+    ``update``, saying so on stderr (``progress_bar``)."""
+    progress, close = progress_bar(quiet=False) if update else (None, lambda: None)
+    try:
+        return VaultRAG.open(
+            vault,
+            settings=settings or load_settings(config),
+            index_dir=index_dir,
+            update=update,
+            progress=progress,
+        )
+    finally:
+        close()

@@ -5,7 +5,9 @@ from __future__ import annotations
 import click
 
 from graphrag.cli.common import errors, open_vault, where
-from graphrag.focus.render import json_text, render_prompt
+from graphrag.cli.served import answer, no_server_option
+from graphrag.config import load_settings
+from graphrag.focus.render import json_dumps, json_text, render_prompt
 
 
 @click.command()
@@ -17,6 +19,7 @@ from graphrag.focus.render import json_text, render_prompt
 @click.option("--seed", type=int, help="Make the result reproducible.")
 @click.option("--explain", is_flag=True, help="Add scores, discovery paths and skipped notes.")
 @click.option("--exclude", multiple=True, help="A uri you already have (repeatable; paging).")
+@no_server_option
 @errors
 def focus(
     note: str,
@@ -28,16 +31,31 @@ def focus(
     seed: int | None,
     explain: bool,
     exclude: tuple[str, ...],
+    no_server: bool,
 ) -> None:
     """The context around NOTE (a uri, path, title or alias) under a token budget.
 
-    The index is updated first if the vault changed.
+    The index is updated first if the vault changed. With `vault-graphrag serve`
+    running for the vault, the server answers (the same output, faster).
 
     \b
     vault-graphrag focus "Shepherd's Hut" --vault sample_vault --budget 800 --prompt
     vault-graphrag focus Places/Huts/Shepherd\\'s\\ Hut --vault sample_vault --json --seed 1
     """
-    rag = open_vault(vault, index_dir, config)
+    settings = load_settings(config)
+    body = {
+        "note": note,
+        "budget": budget,
+        "seed": seed,
+        "explain": explain,
+        "exclude": list(exclude),
+        "format": fmt,
+    }
+    served = answer(vault, index_dir, settings, no_server, "/focus", body)
+    if served is not None:
+        click.echo(served["prompt"] if fmt == "prompt" else json_dumps(served, indent=2))
+        return
+    rag = open_vault(vault, index_dir, config, settings=settings)
     result = rag.focus(
         note, budget=budget, seed=seed, explain=explain, exclude=list(exclude), output=fmt
     )

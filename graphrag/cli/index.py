@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import time
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -14,7 +16,9 @@ from graphrag.cli.common import (
     progress_bar,
     vault_argument,
 )
-from indexer import IndexStats
+
+if TYPE_CHECKING:
+    from indexer.build import IndexStats
 
 
 @click.command()
@@ -115,13 +119,57 @@ def doctor(vault: str, config: str | None, as_json: bool) -> None:
 @vault_argument
 @index_dir_option
 @config_option
+@click.option("--json", "as_json", is_flag=True, help="Everything as JSON, for scripts.")
 @errors
-def status(vault: str, index_dir: str | None, config: str | None) -> None:
-    """Show the index's generation, model and counts (without updating it).
+def status(vault: str, index_dir: str | None, config: str | None, as_json: bool) -> None:
+    """Show the index: when it was updated, its model and counts, and whether the
+    vault changed since (without updating it).
 
     \b
     vault-graphrag status ~/Notes
-    vault-graphrag status ~/Notes --index-dir /tmp/notes-index
+    vault-graphrag status ~/Notes --index-dir /tmp/notes-index --json
     """
+    from indexer.fresh import index_is_current
+
     rag = open_vault(vault, index_dir, config, update=False)
-    click.echo(json.dumps(rag.status(), indent=2, ensure_ascii=False))
+    data = rag.status()
+    if rag.vault is not None:
+        current = index_is_current(
+            rag.vault, rag.index_dir, rag.settings.index_config, rag.embedder.name
+        )
+        data["vault_changed"] = not current
+    if as_json:
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        click.echo(status_text(data))
+
+
+def status_text(data: dict[str, Any]) -> str:
+    """``status`` for people: local times, counts on a few lines, whether to re-index."""
+    counts = data.get("counts") or {}
+    updated = data.get("updated")
+    when = (
+        time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(updated))
+        if isinstance(updated, int | float)
+        else "unknown"
+    )
+    lines = [
+        f"vault     {data.get('vault') or '(unknown: an index folder was given)'}",
+        f"index     {data.get('index_dir')} ({data.get('generation')})",
+        f"updated   {when}",
+        f"model     {data.get('model')}",
+        f"notes     {counts.get('notes', 0)} in {counts.get('folders', 0)} folders, "
+        f"{counts.get('chunks', 0)} chunks, {counts.get('tags', 0)} tags, "
+        f"{counts.get('attachments', 0)} attachments",
+        f"links     {counts.get('links_resolved', 0)} resolved, "
+        f"{counts.get('links_unresolved', 0)} unresolved",
+    ]
+    changed = data.get("vault_changed")
+    if changed is not None:
+        lines.append(
+            "vault     changed since: the next query, focus or search updates the index "
+            "(or run `vault-graphrag index`)"
+            if changed
+            else "vault     unchanged since"
+        )
+    return "\n".join(lines)

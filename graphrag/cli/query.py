@@ -19,6 +19,8 @@ from graphrag.cli.common import (
     open_vault,
     vault_option,
 )
+from graphrag.cli.served import answer, no_server_option
+from graphrag.config import load_settings
 from graphrag.search.modes import SEARCH_MODES
 
 
@@ -47,6 +49,11 @@ def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
+def served_filters(filters: dict[str, Any]) -> dict[str, Any]:
+    """The filters as a server's ``filters`` body: only those given."""
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in filters.items() if v}
+
+
 def _filters(
     folder: tuple[str, ...],
     tag: tuple[str, ...],
@@ -65,6 +72,7 @@ def _filters(
 @click.option("--prompt", "fmt", flag_value="prompt", help="The CONTEXT: prompt for an LLM.")
 @click.option("--seed", type=int, help="Make the result reproducible.")
 @click.option("--explain", is_flag=True, help="Add score parts, paths and left-out notes.")
+@no_server_option
 @errors
 def query(
     question: str,
@@ -80,26 +88,42 @@ def query(
     fmt: str,
     seed: int | None,
     explain: bool,
+    no_server: bool,
 ) -> None:
     """The notes that best answer QUESTION, and how they relate, under a token budget.
 
     Entry notes come from vector, lexical, #tag and title matches; related notes
     from the graph around them. The budget covers both. The index is updated
-    first if the vault changed.
+    first if the vault changed. With `vault-graphrag serve` running for the vault,
+    the server answers (the same output, without loading the model here).
 
     \b
     vault-graphrag query "Who runs the aging cellar?" --vault sample_vault --budget 2000
     vault-graphrag query "#project status" --vault sample_vault --prompt --seed 1
     vault-graphrag query "salt" --vault sample_vault --folder Dairy --created 2019..2020
     """
-    rag = open_vault(vault, index_dir, config)
+    filters = _filters(folder, tag, prop, created, modified)
+    settings = load_settings(config)
+    body = {
+        "question": question,
+        "budget": budget,
+        "seed": seed,
+        "explain": explain,
+        "filters": served_filters(filters),
+        "format": fmt,
+    }
+    served = answer(vault, index_dir, settings, no_server, "/query", body)
+    if served is not None:
+        if served.get("message"):
+            click.echo(served["message"], err=True)
+        if fmt == "prompt":
+            click.echo(served["prompt"], nl=False)
+        else:
+            click.echo(json.dumps(served, indent=2, ensure_ascii=False))
+        return
+    rag = open_vault(vault, index_dir, config, settings=settings)
     result = rag.query(
-        question,
-        budget=budget,
-        seed=seed,
-        explain=explain,
-        filters=_filters(folder, tag, prop, created, modified),
-        output=fmt,
+        question, budget=budget, seed=seed, explain=explain, filters=filters, output=fmt
     )
     if result.message:
         click.echo(result.message, err=True)
@@ -130,6 +154,7 @@ def query(
     help="graph mode: steps from the anchors.",
 )
 @click.option("--json", "as_json", is_flag=True, help="JSON output.")
+@no_server_option
 @errors
 def search(
     text: str,
@@ -145,6 +170,7 @@ def search(
     top_k: int | None,
     hops: int,
     as_json: bool,
+    no_server: bool,
 ) -> None:
     """Notes matching TEXT: by meaning, words, both fused, graph or hub-first.
 
@@ -153,13 +179,23 @@ def search(
     vault-graphrag search "goat bells" --vault sample_vault --mode graph --hops 1 --json
     vault-graphrag search "cheese aging" --vault sample_vault --mode hierarchical --tag dairy
     """
-    rag = open_vault(vault, index_dir, config)
     filters = _filters(folder, tag, prop, created, modified)
-    result = rag.search(text, mode, top_k=top_k, filters=filters, hops=hops)
+    settings = load_settings(config)
+    body = {
+        "query": text,
+        "mode": mode,
+        "top_k": top_k,
+        "hops": hops,
+        "filters": served_filters(filters),
+    }
+    data = answer(vault, index_dir, settings, no_server, "/search", body)
+    if data is None:
+        rag = open_vault(vault, index_dir, config, settings=settings)
+        result = rag.search(text, mode, top_k=top_k, filters=filters, hops=hops)
+        data = result.to_json()
     if as_json:
-        click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
         return
-    data = result.to_json()
     if mode == "graph":
         for key in ("focus", "parents", "children"):
             click.echo(f"{key}:")

@@ -125,17 +125,9 @@ def serve(
             sys.exit(1)
         return
 
-    import uvicorn
+    from graphrag.serve.announce import run_announced
 
-    where = f"http://{server.host}:{server.port}"
-    click.echo(f"serving {rag.vault or rag.index_dir} on {where} (docs: {where}/docs)", err=True)
-    uvicorn.run(
-        create_app(rag, server),
-        host=server.host,
-        port=server.port,
-        log_level="warning",
-        server_header=False,
-    )
+    run_announced(create_app(rag, server), rag, settings)
 
 
 @click.command()

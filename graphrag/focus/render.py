@@ -103,6 +103,11 @@ def json_text(result: GraphRAGResult, indent: int | None = None) -> str:
     return _dumps(result.to_json(), indent)
 
 
+def json_dumps(data: Any, indent: int | None = None) -> str:
+    """``json_text`` of a focus result already turned into JSON (a server's answer)."""
+    return _dumps(data, indent)
+
+
 def note_json(note: RelatedNote) -> str:
     return _dumps(note.to_json(with_explain=False), None)
 

@@ -389,7 +389,9 @@ def _add_routes(app: FastAPI, rag: VaultRAG, live: LiveIndex, warm: Preload) -> 
         if body.format == "prompt":
             from graphrag.query.render import render_prompt
 
-            return JSONResponse({"prompt": render_prompt(result)})
+            # ``message`` too: the CLI prints it to stderr, whichever form it asked for.
+            extra = {"message": result.message} if result.message else {}
+            return JSONResponse({"prompt": render_prompt(result), **extra})
         return JSONResponse(result.to_json())
 
     @app.post("/search", tags=["retrieval"])

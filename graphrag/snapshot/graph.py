@@ -23,8 +23,10 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
-import networkx as nx
+if TYPE_CHECKING:  # only from_networkx takes one; loading an index never builds it
+    import networkx as nx
 
 TRAVERSABLE = frozenset({"note", "folder"})
 _BLANK_RUN = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")

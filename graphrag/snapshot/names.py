@@ -17,8 +17,10 @@ from __future__ import annotations
 import difflib
 import threading
 import weakref
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # imported where used: only a name that matched nothing needs numpy
+    import numpy as np
 
 from graphrag.snapshot.graph import VaultGraph
 
@@ -56,6 +58,8 @@ class NameIndex:
     def trigrams(self) -> tuple[dict[str, np.ndarray], np.ndarray]:
         """(trigram -> ids of the names holding it, each name's trigram count); built on
         first use, since only a name that matched nothing needs it (~0.1 s at 10k notes)."""
+        import numpy as np
+
         with self._lock:
             if self._trigrams is None:
                 postings: dict[str, list[int]] = {}
@@ -72,6 +76,8 @@ class NameIndex:
     def shortlist(self, query: str) -> list[str]:
         """The names most like ``query`` by trigrams (Dice: shared over both sizes, so long
         names are not favoured), all of those tied with the last one included."""
+        import numpy as np
+
         if len(self.keys) <= SHORTLIST:
             return self.keys
         postings, sizes = self.trigrams()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 
 import numpy as np
@@ -134,11 +135,31 @@ def test_doctor_text_output(sample_vault: Path) -> None:
 def test_status_shows_generation_and_counts(sample_vault: Path, tmp_path: Path, fake_model: list) -> None:
     index_dir = tmp_path / "idx"
     run("index", str(sample_vault), "--index-dir", str(index_dir))
-    code, out, _ = run("status", str(sample_vault), "--index-dir", str(index_dir))
+    code, out, _ = run("status", str(sample_vault), "--index-dir", str(index_dir), "--json")
     assert code == 0
     data = json.loads(out)
     assert data["generation"] == "gen-000001" and data["model"] == "test/hash-embedder"
     assert data["counts"]["notes"] == 37 and data["index_dir"] == str(index_dir.resolve())
+    assert data["vault_changed"] is False
+
+
+def test_status_reads_as_text_and_says_when_the_vault_changed(
+    sample_vault: Path, tmp_path: Path, fake_model: list
+) -> None:
+    index_dir = tmp_path / "idx"
+    run("index", str(sample_vault), "--index-dir", str(index_dir))
+    manifest = json.loads((index_dir / "manifest.json").read_text(encoding="utf-8"))
+    local = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(manifest["updated"]))
+    code, out, _ = run("status", str(sample_vault), "--index-dir", str(index_dir))
+    assert code == 0
+    assert f"updated   {local}" in out
+    assert "notes     37 in " in out and "(gen-000001)" in out
+    assert "vault     unchanged since" in out
+    write(sample_vault, "Brand New.md", "# Brand new\n")
+    code, out, _ = run("status", str(sample_vault), "--index-dir", str(index_dir))
+    assert "vault     changed since" in out
+    code, out, _ = run("status", str(sample_vault), "--index-dir", str(index_dir), "--json")
+    assert json.loads(out)["vault_changed"] is True
 
 
 @pytest.mark.parametrize("command", ["index", "doctor", "status"])
