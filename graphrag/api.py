@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +22,8 @@ from indexer.store import MANIFEST, default_index_dir, read_manifest
 if TYPE_CHECKING:
     import numpy as np
 
-    from graphrag.answer.ask import Answer
+    from graphrag.answer.ask import Answer, Prepared
+    from graphrag.answer.history import Turn
     from graphrag.results.focus import GraphRAGResult
     from graphrag.results.lookup import Neighbour, NoteRecord
     from graphrag.results.query import QueryResult
@@ -453,38 +454,107 @@ class VaultRAG:
         seed: int | None = None,
         system: str | None = None,
         options: Mapping[str, Any] | None = None,
+        filters: Filters | Mapping[str, Any] | None = None,
+        note: str | None = None,
+        history: Sequence[Turn] = (),
         on_chunk: Callable[[str], None] | None = None,
         dry_run: bool = False,
     ) -> Answer:
         """Answer ``question`` from the vault with a language model.
 
-        Builds the query-mode context, sends one prompt (system prompt, context,
-        question) and returns the answer with the sources and the context used.
-        Nothing is sent unless a model is named here or in ``[llm] model``.
+        Builds the query-mode context (or, with ``note``, the focus-mode context of that
+        note), sends one prompt (system prompt, context, earlier turns, question) and
+        returns the answer with the sources, the notes it cites and the context used.
+        Nothing is sent unless a model is named here or in ``[llm] model``, nor when
+        retrieval finds nothing (the answer then says so).
 
         Args:
             question: free text.
             model: an ``llm`` model id or alias, or an ``llm`` model object;
                 default ``[llm] model``. ``llm``'s own default model is never used.
-            budget: tokens for the context; default ``[query] default_budget``.
+            budget: tokens for the context; default ``[query] default_budget``
+                (``[focus] default_budget`` with ``note``).
             seed: makes the retrieval reproducible.
             system: replaces the built-in system prompt.
             options: model options (``temperature``...), over ``[llm] options``.
+            filters: a ``Filters`` or its ``Filters.parse`` keywords (query mode only).
+            note: ask about this note (uri, path, title or alias): focus mode around it.
+            history: earlier turns of the conversation, oldest first (``answer.history``).
             on_chunk: called with each piece of the answer as it streams in.
             dry_run: build the prompt, send nothing (the answer text is empty).
         """
-        from graphrag.answer.ask import ask
+        from graphrag.answer.ask import complete
 
-        return ask(
+        prepared = self.prepare_ask(
             question,
-            lambda: self.query(question, budget=budget, seed=seed, output="prompt"),
+            model=model,
+            budget=budget,
+            seed=seed,
+            system=system,
+            options=options,
+            filters=filters,
+            note=note,
+            history=history,
+            dry_run=dry_run,
+        )
+        return complete(prepared, on_chunk)
+
+    def prepare_ask(
+        self,
+        question: str,
+        model: Any = None,
+        budget: int | None = None,
+        *,
+        seed: int | None = None,
+        system: str | None = None,
+        options: Mapping[str, Any] | None = None,
+        filters: Filters | Mapping[str, Any] | None = None,
+        note: str | None = None,
+        history: Sequence[Turn] = (),
+        dry_run: bool = False,
+    ) -> Prepared:
+        """``ask`` up to the model call (the model, retrieval, the prompt); the HTTP
+        server streams the rest with ``graphrag.answer.ask.complete``. Args as ``ask``."""
+        from graphrag.answer.ask import prepare
+        from graphrag.answer.history import retrieval_text
+
+        question = _question(question)
+        graph = self.graph
+        if note is not None:
+            if filters:
+                raise InvalidRequestError(
+                    "filters",
+                    "filters choose notes for query mode; with note, the context "
+                    "is that note's focus context",
+                )
+
+            def retrieve() -> QueryResult | GraphRAGResult:
+                return self.focus(note, budget=budget, seed=seed)
+
+        else:
+            text = retrieval_text(question, history, lambda name: self._title_of(name, graph))
+
+            def retrieve() -> QueryResult | GraphRAGResult:
+                return self.query(text, budget=budget, seed=seed, filters=filters, output="prompt")
+
+        return prepare(
+            question,
+            retrieve,
             self.settings.llm,
             model=model,
             system=system,
             options=options,
-            on_chunk=on_chunk,
+            history=history,
+            aliases_of=lambda uri: _names(graph, uri),
             dry_run=dry_run,
         )
+
+    def _title_of(self, name: str, graph: VaultGraph) -> str | None:
+        """The title of the note a link target names (as ``resolve_note``), or None."""
+        try:
+            return graph.info(self.resolve_note(name, graph)).title
+        except (NoteNotFoundError, AmbiguousNoteError, InvalidRequestError):
+            return None
 
     def summarise(
         self,
@@ -548,3 +618,9 @@ def _question(text: str) -> str:
     if not text or not text.strip():
         raise InvalidRequestError("query", "the question is empty: ask something")
     return text.strip()
+
+
+def _names(graph: VaultGraph, uri: str) -> tuple[str, ...]:
+    """A note's title and aliases (how an answer may name it in a link)."""
+    info = graph.nodes.get(uri)
+    return (info.title, *info.aliases) if info is not None else ()

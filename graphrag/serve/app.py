@@ -22,7 +22,6 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.cors import CORSMiddleware
 
@@ -39,10 +38,22 @@ from graphrag.errors import (
     VaultError,
     VaultRAGError,
 )
-from graphrag.search.modes import WITHOUT_MODEL, SearchMode
+from graphrag.search.modes import WITHOUT_MODEL
+from graphrag.serve.ask_routes import add_ask_route
 from graphrag.serve.bind import check_origins
+from graphrag.serve.bodies import (
+    MAX_BUDGET,
+    FocusBody,
+    GraphSearchBody,
+    IndexBody,
+    QueryBody,
+    SearchBody,
+    filter_args,
+)
+from graphrag.serve.catalog import add_catalog_routes
 from graphrag.serve.guard import HostOriginGuard, TokenAndBodyGuard
 from graphrag.serve.live import LiveIndex
+from graphrag.serve.web import add_web_page
 from indexer import __version__
 
 log = logging.getLogger(__name__)
@@ -62,11 +73,6 @@ ERRORS: tuple[tuple[type[VaultRAGError], int, str], ...] = (
 
 HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 400: "bad_request"}
 
-MAX_NOTE_CHARS = 1024
-MAX_TEXT_CHARS = 4096
-MAX_BUDGET = 200_000
-MAX_TOP_K = 500
-
 # Swagger UI and ReDoc files (JS, CSS, favicon) are served from here, never from a CDN.
 DOCS_STATIC = "/docs/static"
 
@@ -81,61 +87,6 @@ def error_json(exc: VaultRAGError) -> JSONResponse:
     elif isinstance(exc, InvalidRequestError):
         body["field"] = exc.field
     return JSONResponse(body, status_code=status)
-
-
-# -- request bodies (unknown keys are refused, so a typo is a 422 naming it) --------------
-class Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class FocusBody(Body):
-    note: str = Field(min_length=1, max_length=MAX_NOTE_CHARS, description="uri, title or alias")
-    budget: int | None = Field(None, ge=0, le=MAX_BUDGET, description="tokens for related notes")
-    seed: int | None = Field(None, description="makes the result reproducible")
-    explain: bool = Field(False, description="add scores, discovery paths and skipped notes")
-    exclude: list[str] = Field(default_factory=list, max_length=1000, description="uris to skip")
-    format: Literal["json", "prompt"] = Field("json", description='"prompt": {"prompt": text}')
-
-
-class FiltersBody(Body):
-    """Metadata filters: every given one must hold (as the CLI's --folder/--tag/--prop/...)."""
-
-    folder: list[str] = Field(default_factory=list, max_length=100, description="folders (and below)")
-    tag: list[str] = Field(default_factory=list, max_length=100, description="tags (nested count)")
-    prop: list[str] = Field(default_factory=list, max_length=100, description="key=value or key")
-    created: str | None = Field(None, max_length=64, description="FROM..TO dates, or one day")
-    modified: str | None = Field(None, max_length=64, description="FROM..TO dates, or one day")
-
-
-class QueryBody(Body):
-    question: str = Field(min_length=1, max_length=MAX_TEXT_CHARS, description="free text; #tags select")
-    budget: int | None = Field(None, ge=0, le=MAX_BUDGET, description="tokens for all notes returned")
-    seed: int | None = Field(None, description="makes the result reproducible")
-    explain: bool = Field(False, description="add score parts, paths and the notes left out")
-    filters: FiltersBody | None = None
-    format: Literal["json", "prompt"] = Field("json", description='"prompt": {"prompt": text}')
-
-
-class GraphSearchBody(Body):
-    query: str = Field(min_length=1, max_length=MAX_TEXT_CHARS)
-    top_k: int | None = Field(None, ge=1, le=MAX_TOP_K, description="vector anchors")
-    hops: int = Field(1, ge=0, le=3, description="steps from each anchor")
-    filters: FiltersBody | None = None
-
-
-class SearchBody(Body):
-    query: str = Field(min_length=1, max_length=MAX_TEXT_CHARS)
-    mode: SearchMode = Field(
-        "hybrid", description="as `vault-graphrag search --mode`"
-    )
-    top_k: int | None = Field(None, ge=1, le=MAX_TOP_K, description="how many notes (default 10)")
-    hops: int = Field(1, ge=0, le=3, description="graph mode: steps from the anchors")
-    filters: FiltersBody | None = None
-
-
-class IndexBody(Body):
-    full: bool = Field(False, description="re-parse and re-embed everything")
-    wait: bool = Field(False, description="wait for a running update instead of a 409")
 
 
 def create_app(
@@ -169,7 +120,7 @@ def create_app(
         title="vault-graphrag",
         version=__version__,
         description="Graph + vector retrieval over an Obsidian vault, for the Obsidian plugin. "
-        "Errors are {\"error\": code, \"detail\": message}.",
+        'Errors are {"error": code, "detail": message}.',
         lifespan=lifespan,
         docs_url=None,  # FastAPI's own /docs and /redoc load from a CDN: _add_docs serves them
         redoc_url=None,
@@ -179,10 +130,15 @@ def create_app(
     app.state.settings = settings
     _install_errors(app)
     _add_routes(app, rag, live, warm)
+    add_ask_route(app, rag, warm.wait_for_model)
+    add_catalog_routes(app, rag)
+    add_web_page(app)
     _add_docs(app)
 
     # Added innermost first: the guard on Host/Origin is the outermost layer.
-    app.add_middleware(TokenAndBodyGuard, token=settings.token, max_body_bytes=settings.max_body_bytes)
+    app.add_middleware(
+        TokenAndBodyGuard, token=settings.token, max_body_bytes=settings.max_body_bytes
+    )
     app.add_middleware(
         CORSMiddleware,
         allow_origins=list(settings.cors_origins),
@@ -335,10 +291,6 @@ def _focus_json(rag: VaultRAG, body: FocusBody) -> JSONResponse:
     return JSONResponse(result.to_json())
 
 
-def _filters(body: FiltersBody | None) -> dict[str, Any] | None:
-    return body.model_dump(exclude_defaults=True) if body is not None else None
-
-
 def _add_routes(app: FastAPI, rag: VaultRAG, live: LiveIndex, warm: Preload) -> None:
     @app.get("/health", tags=["server"])
     async def health() -> JSONResponse:
@@ -355,6 +307,7 @@ def _add_routes(app: FastAPI, rag: VaultRAG, live: LiveIndex, warm: Preload) -> 
                 updating=live.updating,
                 updates=live.updates,
                 last_update=live.last_update,
+                progress=live.progress,
                 preloaded=warm.done.is_set(),
             )
         )
@@ -383,7 +336,7 @@ def _add_routes(app: FastAPI, rag: VaultRAG, live: LiveIndex, warm: Preload) -> 
             body.budget,
             seed=body.seed,
             explain=body.explain,
-            filters=_filters(body.filters),
+            filters=filter_args(body.filters),
             output=body.format,
         )
         if body.format == "prompt":
@@ -398,7 +351,7 @@ def _add_routes(app: FastAPI, rag: VaultRAG, live: LiveIndex, warm: Preload) -> 
     def search(body: SearchBody) -> JSONResponse:
         """Notes matching a text: by meaning, words, both fused, graph, or hubs first
         (`vault-graphrag search --mode MODE --json`)."""
-        filters = _filters(body.filters)
+        filters = filter_args(body.filters)
         if body.mode not in WITHOUT_MODEL:
             warm.wait_for_model()
         result = rag.search(body.query, body.mode, body.top_k, filters=filters, hops=body.hops)
@@ -409,14 +362,12 @@ def _add_routes(app: FastAPI, rag: VaultRAG, live: LiveIndex, warm: Preload) -> 
         """Vector anchors and what ``hops`` steps reach from them: ``{focus, parents, children}``."""
         warm.wait_for_model()
         result = rag.graph_search(
-            body.query, body.top_k, hops=body.hops, filters=_filters(body.filters)
+            body.query, body.top_k, hops=body.hops, filters=filter_args(body.filters)
         )
         return JSONResponse(result.to_json())
 
     @app.get("/notes/{uri:path}/neighbors", tags=["notes"])
-    def note_neighbors(
-        uri: str, direction: Literal["in", "out", "both"] = "both"
-    ) -> JSONResponse:
+    def note_neighbors(uri: str, direction: Literal["in", "out", "both"] = "both") -> JSONResponse:
         """Parent and links (``out``), children and backlinks (``in``), or ``both``."""
         return JSONResponse([n.to_json() for n in rag.neighbors(uri, direction)])
 

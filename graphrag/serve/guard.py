@@ -31,7 +31,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from graphrag.serve.bind import LOOPBACK_NAMES, is_loopback
 
-PUBLIC_PATHS = frozenset({"/health"})
+PUBLIC_PATHS = frozenset({"/health", "/"})
+PUBLIC_PREFIXES = ("/static/",)
 
 
 def host_name(host_header: str) -> str:
@@ -70,7 +71,10 @@ def _header(scope: Scope, name: bytes) -> str | None:
 
 
 def _same_origin(scope: Scope, origin: str, host: str | None) -> bool:
-    return host is not None and origin.lower() == f"{scope.get('scheme', 'http')}://{host.strip().lower()}"
+    return (
+        host is not None
+        and origin.lower() == f"{scope.get('scheme', 'http')}://{host.strip().lower()}"
+    )
 
 
 class HostOriginGuard:
@@ -105,7 +109,11 @@ class HostOriginGuard:
             )
             return
         origin = _header(scope, b"origin")
-        if origin is not None and origin not in self.origins and not _same_origin(scope, origin, host):
+        if (
+            origin is not None
+            and origin not in self.origins
+            and not _same_origin(scope, origin, host)
+        ):
             await send_error(
                 send,
                 403,
@@ -125,7 +133,8 @@ class TokenAndBodyGuard:
         self.max_body = max_body_bytes
 
     def authorised(self, scope: Scope) -> tuple[bool, str]:
-        if self.token is None or scope["path"] in PUBLIC_PATHS:
+        path = scope["path"]
+        if self.token is None or path in PUBLIC_PATHS or path.startswith(PUBLIC_PREFIXES):
             return True, ""
         value = _header(scope, b"authorization")
         if value is None:

@@ -1,0 +1,249 @@
+"""``POST /ask``: an answer from a language model over the retrieved notes.
+
+Retrieval and the prompt are the CLI's (``VaultRAG.prepare_ask``, in the thread pool,
+so every error before the answer starts is an ordinary JSON error: no model 409, an
+unknown model or option 422, an unknown note 404). The model call then runs in a thread
+of its own, whose pieces of text reach the event loop through a queue, so a slow model
+holds no worker of the pool and each piece is written as soon as it exists.
+
+* ``stream: true`` (default): Server-Sent Events, ``context``, then ``delta``s, then
+  ``done``; a failure after the stream began is an ``error`` event, never a cut body.
+* ``stream: false``: one JSON, the same as ``vault-graphrag ask --json``.
+
+A client that goes away cancels the model call. Starlette cancels the stream's
+generator when the connection closes (or when writing to it fails: a comment line goes
+out every ``HEARTBEAT_S`` seconds while the model is silent); its ``finally`` sets the
+worker's cancel event, and ``answer.models.generate`` then closes the model's stream at
+its next piece, which closes the provider's connection. A JSON answer polls for the
+disconnect instead. See docs/architecture.md ("Serving").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, Response, StreamingResponse
+from pydantic import Field
+from starlette.concurrency import run_in_threadpool
+
+from graphrag.answer.ask import Answer, Prepared, complete
+from graphrag.answer.history import Turn
+from graphrag.api import VaultRAG
+from graphrag.errors import (
+    LLMError,
+    ModelCallError,
+    ModelNotConfiguredError,
+    ModelOptionsError,
+    UnknownModelError,
+)
+from graphrag.serve.bodies import (
+    MAX_BUDGET,
+    MAX_NOTE_CHARS,
+    MAX_TEXT_CHARS,
+    Body,
+    FiltersBody,
+    filter_args,
+)
+
+log = logging.getLogger(__name__)
+
+HEARTBEAT_S = 10.0  # a comment line while the model is silent: finds a gone client
+DISCONNECT_POLL_S = 0.25  # how often a JSON answer checks that its client is still there
+MAX_ANSWER_CHARS = 32_768
+MAX_TURNS = 50
+STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+
+Scalar = str | int | float | bool | None
+
+
+class TurnBody(Body):
+    question: str = Field(max_length=MAX_TEXT_CHARS, description="an earlier question")
+    answer: str = Field(max_length=MAX_ANSWER_CHARS, description="the answer it got")
+
+
+class AskBody(Body):
+    question: str = Field(min_length=1, max_length=MAX_TEXT_CHARS, description="free text")
+    budget: int | None = Field(None, ge=0, le=MAX_BUDGET, description="tokens for the context")
+    model: str | None = Field(
+        None, min_length=1, max_length=200, description="an llm model id or alias (GET /models)"
+    )
+    options: dict[str, Scalar] = Field(
+        default_factory=dict, max_length=50, description="model options, over [llm] options"
+    )
+    filters: FiltersBody | None = Field(None, description="which notes (query mode only)")
+    note: str | None = Field(
+        None,
+        min_length=1,
+        max_length=MAX_NOTE_CHARS,
+        description="ask about this note (uri, path, title or alias): its focus context",
+    )
+    history: list[TurnBody] = Field(
+        default_factory=list, max_length=MAX_TURNS, description="earlier turns, oldest first"
+    )
+    stream: bool = Field(True, description="Server-Sent Events; false: one JSON")
+    seed: int | None = Field(None, description="makes the retrieval reproducible")
+
+
+def sse(event: str, data: Any) -> bytes:
+    """One Server-Sent Event. The JSON has no line breaks, so one ``data:`` line holds it."""
+    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
+
+
+def error_event(exc: BaseException) -> dict[str, str]:
+    if isinstance(exc, LLMError):
+        return {"error": "model_error", "detail": str(exc)}
+    log.error("an answer failed while streaming", exc_info=exc)
+    return {"error": "internal_error", "detail": f"{type(exc).__name__} (see the server log)"}
+
+
+class Worker:
+    """``complete`` in a daemon thread; its pieces and its end arrive on an asyncio queue
+    as ``("delta", text)``, then ``("done", Answer)`` or ``("error", exception)``."""
+
+    def __init__(self, prepared: Prepared) -> None:
+        self.prepared = prepared
+        self.cancel = threading.Event()
+        self.queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        self.loop = asyncio.get_running_loop()
+        threading.Thread(target=self._run, name="vault-graphrag-ask", daemon=True).start()
+
+    def _put(self, item: tuple[str, Any]) -> None:
+        try:
+            self.loop.call_soon_threadsafe(self.queue.put_nowait, item)
+        except RuntimeError:  # the loop is closed (shutdown): nobody is listening
+            self.cancel.set()
+
+    def _run(self) -> None:
+        try:
+            answer = complete(
+                self.prepared, on_chunk=lambda text: self._put(("delta", text)), cancel=self.cancel
+            )
+        except Exception as exc:  # reported to the client, not lost in a thread
+            self._put(("error", exc))
+        else:
+            self._put(("done", answer))
+
+
+async def events(prepared: Prepared) -> AsyncIterator[bytes]:
+    """The stream: ``context``, ``delta``s, then ``done`` or ``error``."""
+    worker = Worker(prepared)  # the model starts while the context event is written
+    try:
+        yield sse("context", prepared.context_json())
+        while True:
+            try:
+                kind, value = await asyncio.wait_for(worker.queue.get(), HEARTBEAT_S)
+            except TimeoutError:
+                yield b": the model is thinking\n\n"
+                continue
+            if kind == "delta":
+                yield sse("delta", {"text": value})
+            elif kind == "done":
+                yield sse("done", value.done_json())
+                return
+            else:
+                yield sse("error", error_event(value))
+                return
+    finally:
+        worker.cancel.set()  # the client went away, or the answer is over
+
+
+async def whole(prepared: Prepared, request: Request) -> Answer | None:
+    """The answer in one piece; None if the client went away (the model is stopped)."""
+    worker = Worker(prepared)
+    loop = asyncio.get_running_loop()
+    checked = loop.time()
+    try:
+        while True:
+            try:
+                kind, value = await asyncio.wait_for(worker.queue.get(), DISCONNECT_POLL_S)
+            except TimeoutError:
+                kind, value = "", None
+            if loop.time() - checked >= DISCONNECT_POLL_S:  # pieces may never pause
+                if await request.is_disconnected():
+                    return None
+                checked = loop.time()
+            if kind == "done":
+                answer: Answer = value
+                return answer
+            if kind == "error":
+                raise value
+    finally:
+        worker.cancel.set()
+
+
+def _install_llm_errors(app: FastAPI) -> None:
+    """The model's errors before any text was sent, shaped like the server's others."""
+
+    def handler(status: int, code: str, extra: Callable[[Any], dict[str, Any]]) -> Any:
+        async def handle(_request: Request, exc: Exception) -> JSONResponse:
+            body = {"error": code, "detail": str(exc), **extra(exc)}
+            return JSONResponse(body, status_code=status)
+
+        return handle
+
+    def none(_exc: Any) -> dict[str, Any]:
+        return {}
+
+    app.add_exception_handler(ModelNotConfiguredError, handler(409, "model_not_configured", none))
+    app.add_exception_handler(
+        UnknownModelError,
+        handler(422, "unknown_model", lambda e: {"field": "model", "suggestions": e.suggestions}),
+    )
+    app.add_exception_handler(
+        ModelOptionsError, handler(422, "invalid_request", lambda e: {"field": "options"})
+    )
+    app.add_exception_handler(ModelCallError, handler(502, "model_error", none))
+    app.add_exception_handler(LLMError, handler(500, "model_error", none))
+
+
+ASK_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "Server-Sent Events: context, delta (zero or more), then done or error. "
+        "With stream: false, the JSON of `vault-graphrag ask --json`.",
+        "content": {"text/event-stream": {}, "application/json": {}},
+    },
+    404: {"description": "note_not_found: no such note (with note)"},
+    409: {"description": "model_not_configured: no model given and none configured"},
+    422: {"description": "invalid_request, unknown_model or ambiguous_note; field names it"},
+    502: {"description": "model_error: the provider failed (stream: false)"},
+}
+
+
+def add_ask_route(app: FastAPI, rag: VaultRAG, wait_for_model: Callable[[], None]) -> None:
+    """``POST /ask`` and the model's error shapes; ``wait_for_model``: the start-up preload
+    of the embedding model, which query mode needs."""
+    _install_llm_errors(app)
+
+    def prepare(body: AskBody) -> Prepared:
+        if body.note is None:
+            wait_for_model()
+        return rag.prepare_ask(
+            body.question,
+            model=body.model,
+            budget=body.budget,
+            seed=body.seed,
+            options=body.options,
+            filters=filter_args(body.filters),
+            note=body.note,
+            history=[Turn(t.question, t.answer) for t in body.history],
+        )
+
+    @app.post("/ask", tags=["answers"], response_class=StreamingResponse, responses=ASK_RESPONSES)
+    async def ask(body: AskBody, request: Request) -> Response:
+        """Answer a question from the notes with a language model, citing them as [[links]]
+        (`vault-graphrag ask`); with `note`, about that note and the notes around it."""
+        prepared = await run_in_threadpool(prepare, body)
+        if not body.stream:
+            answer = await whole(prepared, request)
+            if answer is None:  # nobody to answer
+                return Response(status_code=499)
+            return JSONResponse(answer.to_json())
+        return StreamingResponse(
+            events(prepared), media_type="text/event-stream", headers=STREAM_HEADERS
+        )
