@@ -16,15 +16,15 @@ import sqlite3
 import stat
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
-from .version import __version__
 from .chunk import Chunk, chunk_note
 from .config import IndexConfig, IndexSettings
 from .embed import Embedder, make_embedder
@@ -45,8 +45,10 @@ from .store import (
 )
 from .tokens import get_tokenizer
 from .vectors import VectorIndex
+from .version import __version__
 
 PARALLEL_MIN_FILES = 200
+T = TypeVar("T")
 
 
 @dataclass
@@ -140,9 +142,11 @@ def parse_files(
     workers: int = 0,
     known_hashes: dict[str, str] | None = None,
     max_bytes: int = IndexSettings.max_note_bytes,
+    on_parsed: Callable[[int], None] | None = None,
 ) -> tuple[list[ParsedNote], list[str], list[str]]:
     """Parse files, in worker processes when there are many.
 
+    ``on_parsed`` is told how many files are done as they finish (in order).
     Returns (parsed notes, warnings, paths whose bytes match ``known_hashes``).
     """
     known = known_hashes or {}
@@ -153,15 +157,27 @@ def parse_files(
     workers = workers or min(os.cpu_count() or 1, 8)
     if workers > 1 and len(jobs) >= PARALLEL_MIN_FILES and sys.platform != "win32":
         with ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
-            results = list(pool.map(_parse_entry, jobs, chunksize=64))
+            results = _counted(pool.map(_parse_entry, jobs, chunksize=64), on_parsed)
     else:
-        results = [_parse_entry(job) for job in jobs]
+        results = _counted(map(_parse_entry, jobs), on_parsed)
     notes = [r for r in results if isinstance(r, ParsedNote)]
     warnings = [r for r in results if isinstance(r, str)]
     same = [r.path for r in results if isinstance(r, Unchanged)]
     for note in notes:
         warnings.extend(note.warnings)
     return notes, warnings, same
+
+
+def _counted(results: Iterable[T], report: Callable[[int], None] | None) -> list[T]:
+    """``results`` as a list, telling ``report`` the count every 16 and at the end."""
+    out: list[T] = []
+    for r in results:
+        out.append(r)
+        if report is not None and len(out) % 16 == 0:
+            report(len(out))
+    if report is not None and len(out) % 16:
+        report(len(out))
+    return out
 
 
 def parse_vault(vault: Path, config: IndexConfig | None = None) -> tuple[VaultGraphBuild, list[ParsedNote], list[str]]:
@@ -208,7 +224,9 @@ def build_index(
         embedder: defaults to the configured backend (``make_embedder``); the model
             is loaded only if something needs embedding.
         full: re-parse and re-embed everything.
-        progress: called as ``progress(stage, done, total)`` while embedding.
+        progress: called as ``progress(phase, done, total)``: ``parsing`` (notes,
+            from 0 before any is read) and ``embedding`` (chunks); the CLI's progress
+            bar and the server's ``/status`` both take it.
 
     Returns:
         IndexStats with counts, timings and every warning.
@@ -299,9 +317,15 @@ def _build_locked(
             to_parse.append(entry)
 
     known = {} if reparse_all else {p: v[2] for p, v in prev_files.items()}
+    parsed_so_far = None
+    if progress is not None and to_parse:
+        # The CLI says "indexing N notes" on this first call (graphrag/cli/progress.py).
+        progress("parsing", 0, len(to_parse))
+        parsed_so_far = lambda n: progress("parsing", n, len(to_parse))  # noqa: E731
     parsed, warnings, same = parse_files(
         vault, to_parse, settings.hierarchy_properties, settings.workers, known,
         settings.max_note_bytes,
+        on_parsed=parsed_so_far,
     )
     stats.warnings.extend(warnings)
     # A file that vanished or became unreadable after the scan is gone from this
