@@ -288,7 +288,14 @@ def _focus_json(rag: VaultRAG, body: FocusBody) -> JSONResponse:
         from graphrag.focus.render import render_prompt
 
         return JSONResponse({"prompt": render_prompt(result)})
-    return JSONResponse(result.to_json())
+    data = result.to_json()
+    if body.sentences:  # after packing: the sentences do not count against the budget
+        from graphrag.focus.render import relation_sentence
+
+        title = result.focus_note.title
+        for row, note in zip(data["relatedNotes"], result.related_notes, strict=True):
+            row["relationSentence"] = relation_sentence(note, title)
+    return JSONResponse(data)
 
 
 def _add_routes(app: FastAPI, rag: VaultRAG, live: LiveIndex, warm: Preload) -> None:
@@ -323,9 +330,11 @@ def _add_routes(app: FastAPI, rag: VaultRAG, live: LiveIndex, warm: Preload) -> 
         budget: int | None = Query(None, ge=0, le=MAX_BUDGET),
         seed: int | None = None,
         explain: bool = False,
+        sentences: bool = False,
     ) -> JSONResponse:
         """Focus mode for the note at ``uri`` (what the plugin shows beside the open note)."""
-        return _focus_json(rag, FocusBody(note=uri, budget=budget, seed=seed, explain=explain))
+        body = FocusBody(note=uri, budget=budget, seed=seed, explain=explain, sentences=sentences)
+        return _focus_json(rag, body)
 
     @app.post("/query", tags=["retrieval"])
     def query(body: QueryBody) -> JSONResponse:

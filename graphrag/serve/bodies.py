@@ -30,6 +30,9 @@ class FocusBody(Body):
     explain: bool = Field(False, description="add scores, discovery paths and skipped notes")
     exclude: list[str] = Field(default_factory=list, max_length=1000, description="uris to skip")
     format: Literal["json", "prompt"] = Field("json", description='"prompt": {"prompt": text}')
+    sentences: bool = Field(
+        False, description="add each related note's relationSentence (how it relates, in words)"
+    )
 
 
 # A filter value: one string, or a list of them (as a CLI option given once or repeated).

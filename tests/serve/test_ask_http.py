@@ -374,3 +374,21 @@ def test_openapi_documents_the_new_endpoints(client: TestClient) -> None:
     assert "text/event-stream" in ask_doc["responses"]["200"]["content"]
     assert {"404", "409", "422"} <= set(ask_doc["responses"])
     assert "/" not in spec["paths"] and not any(p.startswith("/static") for p in spec["paths"])
+
+
+def test_focus_can_add_each_related_notes_relation_sentence(
+    client: TestClient, rag: VaultRAG
+) -> None:
+    from graphrag.focus.render import relation_sentence
+
+    plain = client.post("/focus", json={"note": "Spring Box", "seed": 1}).json()
+    assert "relationSentence" not in json.dumps(plain)
+    got = client.post("/focus", json={"note": "Spring Box", "seed": 1, "sentences": True}).json()
+    result = rag.focus("Spring Box", seed=1)
+    assert [n["uri"] for n in got["relatedNotes"]] == [n["uri"] for n in plain["relatedNotes"]]
+    assert [n["relationSentence"] for n in got["relatedNotes"]] == [
+        relation_sentence(n, result.focus_note.title) for n in result.related_notes
+    ]
+    assert got["relatedNotes"][0]["relationSentence"].startswith(got["relatedNotes"][0]["title"])
+    by_uri = client.get(f"/notes/{SPRING_BOX}/context", params={"seed": 1, "sentences": "true"})
+    assert by_uri.json() == got
