@@ -40,6 +40,41 @@ def where(fn: F) -> F:
     return vault_option(index_dir_option(config_option(fn)))
 
 
+def filter_options(fn: F) -> F:
+    """``--folder``, ``--tag``, ``--property``, ``--created``, ``--modified``: which notes a
+    question may be answered from (``query``, ``search``, ``ask``); ``filter_args`` turns
+    them into ``Filters.parse`` keywords."""
+    options = [
+        click.option(
+            "--folder", multiple=True, help="Only notes in this folder (repeatable: any)."
+        ),
+        click.option("--tag", multiple=True, help="Only notes with this tag (repeatable: all)."),
+        click.option(
+            "--property",
+            "prop",
+            multiple=True,
+            metavar="KEY[=VALUE]",
+            help="Only notes whose front matter has KEY (=VALUE) (repeatable: all).",
+        ),
+        click.option("--created", metavar="FROM..TO", help="Created in this date range."),
+        click.option("--modified", metavar="FROM..TO", help="Modified in this date range."),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def filter_args(
+    folder: tuple[str, ...],
+    tag: tuple[str, ...],
+    prop: tuple[str, ...],
+    created: str | None,
+    modified: str | None,
+) -> dict[str, Any]:
+    """The filter options as ``Filters.parse`` keywords."""
+    return {"folder": folder, "tag": tag, "prop": prop, "created": created, "modified": modified}
+
+
 def errors(fn: F) -> F:
     """Our errors become one-line messages with a non-zero exit, never tracebacks."""
 

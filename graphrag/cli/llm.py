@@ -12,10 +12,11 @@ from typing import Any
 
 import click
 
+from graphrag.answer.ask import Answer
 from graphrag.answer.models import get_model, model_name, read_prompt_file
 from graphrag.api import VaultRAG
 from graphrag.batch.run import MODES, BatchStats, Item, note_items, read_items, run_batch
-from graphrag.cli.common import errors, where
+from graphrag.cli.common import errors, filter_args, filter_options, where
 from graphrag.config import load_settings
 
 _model = click.option(
@@ -42,6 +43,7 @@ _seed = click.option("--seed", type=int, help="Make the retrieval reproducible."
 @click.command()
 @click.argument("question")
 @where
+@filter_options
 @_model
 @_options
 @click.option("--budget", type=click.IntRange(min=0), help="Tokens for the context.")
@@ -55,6 +57,11 @@ def ask(
     vault: str,
     index_dir: str | None,
     config: str | None,
+    folder: tuple[str, ...],
+    tag: tuple[str, ...],
+    prop: tuple[str, ...],
+    created: str | None,
+    modified: str | None,
     model: str | None,
     options: tuple[tuple[str, str], ...],
     budget: int | None,
@@ -65,14 +72,17 @@ def ask(
 ) -> None:
     """Answer QUESTION from the vault with a language model, citing notes as [[links]].
 
-    Builds the query-mode context, sends one prompt (a system prompt explaining
-    the notes, their relations and the citation rule; the context; the
-    question), streams the answer, then lists the sources as [[uri]] links.
-    The model is -m or [llm] model; with neither, nothing is sent.
+    Builds the query-mode context (from the notes the filters keep), sends one
+    prompt (a system prompt explaining the notes, their relations and the
+    citation rule; the context; the question), streams the answer, then lists
+    the sources as [[uri]] links: the cited ones first, then the others the
+    model was given, marked "(not cited)". The model is -m or [llm] model; with
+    neither, nothing is sent. When no note matches, it says so and sends nothing.
 
     \b
     vault-graphrag ask "Which huts have a spring nearby?" --vault ~/Notes -m llama3.2
-    vault-graphrag ask "What did I plan for May?" --vault ~/Notes --prompt-only
+    vault-graphrag ask "What is left to do?" --vault ~/Notes --folder Projects --tag open
+    vault-graphrag ask "What did I plan for May?" --vault ~/Notes --prompt-only --json
     llm install llm-ollama   # then -m any model `ollama list` shows, kept local
     """
     settings = load_settings(config)
@@ -89,17 +99,32 @@ def ask(
         seed=seed,
         system=system_text,
         options=dict(options),
+        filters=filter_args(folder, tag, prop, created, modified),
         on_chunk=stream,
         dry_run=prompt_only,
     )
-    if prompt_only:
+    if prompt_only and as_json:
+        click.echo(json.dumps(prompt_json(answer), indent=2, ensure_ascii=False))
+    elif prompt_only:
         click.echo(answer.prompt.text(), nl=False)
     elif as_json:
         click.echo(json.dumps(answer.to_json(), indent=2, ensure_ascii=False))
+    elif answer.nothing_found:
+        click.echo()
     else:
-        click.echo("\n\nSources:" if answer.sources else "\n\n(no notes matched)")
-        for uri, _title in answer.sources:
-            click.echo(f"- [[{uri}]]")
+        click.echo("\n\nSources:")
+        for source in answer.sources_json():
+            mark = "" if source["cited"] else " (not cited)"
+            click.echo(f"- [[{source['uri']}]]{mark}")
+
+
+def prompt_json(answer: Answer) -> dict[str, Any]:
+    """``ask --prompt-only --json``: what would be sent, and from which notes."""
+    data = answer.to_json()
+    keep = ("question", "mode", "sources", "prompt", "context")
+    out = {key: data[key] for key in keep}
+    out["sources"] = [{k: v for k, v in s.items() if k != "cited"} for s in out["sources"]]
+    return out
 
 
 @click.command()

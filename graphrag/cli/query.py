@@ -15,6 +15,8 @@ import click
 from graphrag.cli.common import (
     config_option,
     errors,
+    filter_args,
+    filter_options,
     index_dir_option,
     open_vault,
     vault_option,
@@ -26,42 +28,12 @@ from graphrag.search.modes import SEARCH_MODES
 
 def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
     """--vault, --index-dir, --config and the filters, shared by query and search."""
-    options = [
-        vault_option,
-        index_dir_option,
-        config_option,
-        click.option(
-            "--folder", multiple=True, help="Only notes in this folder (repeatable: any)."
-        ),
-        click.option("--tag", multiple=True, help="Only notes with this tag (repeatable: all)."),
-        click.option(
-            "--property",
-            "prop",
-            multiple=True,
-            metavar="KEY[=VALUE]",
-            help="Only notes whose front matter has KEY (=VALUE) (repeatable: all).",
-        ),
-        click.option("--created", metavar="FROM..TO", help="Created in this date range."),
-        click.option("--modified", metavar="FROM..TO", help="Modified in this date range."),
-    ]
-    for option in reversed(options):
-        fn = option(fn)
-    return fn
+    return vault_option(index_dir_option(config_option(filter_options(fn))))
 
 
 def served_filters(filters: dict[str, Any]) -> dict[str, Any]:
     """The filters as a server's ``filters`` body: only those given."""
     return {k: list(v) if isinstance(v, tuple) else v for k, v in filters.items() if v}
-
-
-def _filters(
-    folder: tuple[str, ...],
-    tag: tuple[str, ...],
-    prop: tuple[str, ...],
-    created: str | None,
-    modified: str | None,
-) -> dict[str, Any]:
-    return {"folder": folder, "tag": tag, "prop": prop, "created": created, "modified": modified}
 
 
 @click.command()
@@ -102,7 +74,7 @@ def query(
     vault-graphrag query "#project status" --vault sample_vault --prompt --seed 1
     vault-graphrag query "salt" --vault sample_vault --folder Dairy --created 2019..2020
     """
-    filters = _filters(folder, tag, prop, created, modified)
+    filters = filter_args(folder, tag, prop, created, modified)
     settings = load_settings(config)
     body = {
         "question": question,
@@ -179,7 +151,7 @@ def search(
     vault-graphrag search "goat bells" --vault sample_vault --mode graph --hops 1 --json
     vault-graphrag search "cheese aging" --vault sample_vault --mode hierarchical --tag dairy
     """
-    filters = _filters(folder, tag, prop, created, modified)
+    filters = filter_args(folder, tag, prop, created, modified)
     settings = load_settings(config)
     body = {
         "query": text,

@@ -36,7 +36,6 @@ QUESTION = "Where does the water for the shepherd's hut come from?"
 VAULT = ROOT / "sample_vault"
 
 
-
 def expected_prompt(rag: VaultRAG, question: str = QUESTION, budget: int | None = None) -> str:
     context = render_query(rag.query(question, budget=budget, seed=1, output="prompt"))
     return f"{context.rstrip()}\n\nQUESTION: {question}\n"
@@ -48,8 +47,17 @@ def run(*args: str) -> tuple[int, str, str]:
 
 
 def cli_args(index_dir: Path, *extra: str) -> list[str]:
-    return ["ask", QUESTION, "--vault", str(VAULT), "--index-dir", str(index_dir), "--seed", "1",
-            *extra]
+    return [
+        "ask",
+        QUESTION,
+        "--vault",
+        str(VAULT),
+        "--index-dir",
+        str(index_dir),
+        "--seed",
+        "1",
+        *extra,
+    ]
 
 
 # -- the prompt ------------------------------------------------------------------------
@@ -143,7 +151,52 @@ def test_cli_streams_the_answer_then_lists_sources(index_dir: Path, fake_model: 
     rag = VaultRAG.open(VAULT, index_dir=index_dir, embedder=HashEmbedder(), update=False)
     result = rag.query(QUESTION, seed=1, output="prompt")
     uris = [d.uri for d in (*result.entries, *result.related)]
-    assert sources.splitlines() == [f"- [[{uri}]]" for uri in uris]
+    cited, others = "Places/Huts/Spring Box", [u for u in uris if u != "Places/Huts/Spring Box"]
+    assert sources.splitlines() == [f"- [[{cited}]]"] + [f"- [[{u}]] (not cited)" for u in others]
+
+
+def test_cli_prompt_only_json_prints_the_prompt_and_its_notes(
+    index_dir: Path, fake_model: None
+) -> None:
+    code, out, err = run(*cli_args(index_dir, "--prompt-only", "--json"))
+    assert code == 0, err
+    data = json.loads(out)
+    assert set(data) == {"question", "mode", "sources", "prompt", "context"}
+    assert (data["question"], data["mode"]) == (QUESTION, "query")
+    code, text, err = run(*cli_args(index_dir, "--prompt-only"))
+    assert text == Prompt(data["prompt"]["system"], data["prompt"]["prompt"]).text()
+    given = [n["uri"] for n in (*data["context"]["entryNotes"], *data["context"]["relatedNotes"])]
+    assert [s["uri"] for s in data["sources"]] == given
+    assert all(set(s) == {"uri", "title", "relation"} for s in data["sources"])
+    assert len(CALLS) == 0
+
+
+def test_cli_ask_takes_the_query_filters(index_dir: Path, fake_model: None) -> None:
+    def given(*flags: str) -> list[str]:
+        code, out, err = run(*cli_args(index_dir, "--prompt-only", "--json", *flags))
+        assert code == 0, err
+        return [s["uri"] for s in json.loads(out)["sources"]]
+
+    dairy = given("--folder", "Dairy")
+    assert dairy and dairy != given()
+    entries = json.loads(
+        run(*cli_args(index_dir, "--prompt-only", "--json", "--folder", "Dairy"))[1]
+    )
+    assert all(n["uri"].startswith("Dairy/") for n in entries["context"]["entryNotes"])
+    assert entries["context"]["filters"] == {"folders": ["Dairy"]}
+    tagged = json.loads(
+        run(
+            *cli_args(index_dir, "--prompt-only", "--json", "--tag", "hut", "--property", "created")
+        )[1]
+    )
+    assert tagged["context"]["filters"] == {"tags": ["hut"], "properties": ["created"]}
+
+
+def test_cli_nothing_found_says_so_and_calls_no_model(index_dir: Path, fake_model: None) -> None:
+    code, out, err = run(*cli_args(index_dir, "-m", "test-spy", "--tag", "no-such-tag"))
+    assert code == 0, err
+    assert out.startswith("Nothing in the vault matches this question")
+    assert "Sources:" not in out and len(CALLS) == 0
 
 
 def test_cli_sends_exactly_what_prompt_only_prints(index_dir: Path, fake_model: None) -> None:
@@ -197,8 +250,14 @@ def test_no_model_configured_says_how_and_sends_nothing(
     (llm_user() / "default_model.txt").write_text("test-spy")  # llm's default is never used
     code, out, err = run(*cli_args(index_dir))
     assert code != 0
-    for hint in ("no language model is configured", "-m MODEL", '[llm] model = "MODEL"',
-                 "llm models", "llm install llm-ollama", "nothing was sent"):
+    for hint in (
+        "no language model is configured",
+        "-m MODEL",
+        '[llm] model = "MODEL"',
+        "llm models",
+        "llm install llm-ollama",
+        "nothing was sent",
+    ):
         assert hint in err, hint
     assert len(CALLS) == 0
     # it fails before touching the vault: no index is built for an unconfigured ask
@@ -214,8 +273,9 @@ def test_no_model_in_python_raises(rag: VaultRAG) -> None:
     assert rag.ask(QUESTION, dry_run=True).text == ""  # a dry run needs no model
 
 
-def test_unknown_model_is_named_with_close_matches(rag: VaultRAG, index_dir: Path,
-                                                   fake_model: None) -> None:
+def test_unknown_model_is_named_with_close_matches(
+    rag: VaultRAG, index_dir: Path, fake_model: None
+) -> None:
     with pytest.raises(UnknownModelError) as info:
         rag.ask(QUESTION, model="ecko")
     assert info.value.suggestions[0] == "echo"
@@ -246,8 +306,9 @@ def test_unknown_option_is_an_error_listing_the_models_options(rag: VaultRAG) ->
 
 
 def test_env_configures_the_model(rag: VaultRAG) -> None:
-    settings = load_settings(env={"VAULTRAG_LLM__MODEL": "echo",
-                                  "VAULTRAG_LLM__OPTIONS": '{"example_bool": true}'})
+    settings = load_settings(
+        env={"VAULTRAG_LLM__MODEL": "echo", "VAULTRAG_LLM__OPTIONS": '{"example_bool": true}'}
+    )
     configured = VaultRAG(rag.vault, rag.index_dir, settings, HashEmbedder())
     got = echoed(configured.ask(QUESTION, seed=1).text)
     assert got["options"] == {"example_bool": True} and got["system"] == QUERY_SYSTEM
@@ -276,7 +337,9 @@ def test_provider_failure_is_one_line_not_a_traceback(index_dir: Path, fake_mode
     assert "Traceback" not in err
 
 
-def test_a_missing_api_key_says_how_to_set_it(rag: VaultRAG, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_missing_api_key_says_how_to_set_it(
+    rag: VaultRAG, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("LLM_ECHO_NEEDS_KEY_KEY", raising=False)
     with pytest.raises(ModelCallError, match="llm keys set echo-needs-key"):
         rag.ask(QUESTION, model="echo-needs-key")
@@ -289,7 +352,11 @@ def test_focus_prompts_keep_the_nearest_siblings_only(tmp_path: Path) -> None:
 
     vault = tmp_path / "vault"
     for i in range(1, 31):
-        write(vault, f"Plugins/Plugin {i:02d}.md", f"# Plugin {i}\n\nLinks to [[Plugin {i + 1:02d}]].\n")
+        write(
+            vault,
+            f"Plugins/Plugin {i:02d}.md",
+            f"# Plugin {i}\n\nLinks to [[Plugin {i + 1:02d}]].\n",
+        )
     rag = VaultRAG.open(vault, index_dir=tmp_path / "idx", embedder=HashEmbedder())
     whole = rag.focus("Plugin 15", seed=1).focus_note
     assert len(whole.prior_siblings) == 14 and len(whole.younger_siblings) == 15
