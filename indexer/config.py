@@ -31,7 +31,8 @@ class EmbeddingSettings:
     model: str = "sentence-transformers/all-MiniLM-L6-v2"
     dtype: str = "auto"
     batch_size: int = 64
-    device: str = "cpu"
+    device: str = "auto"
+    onnx_dir: str = ""
 
 
 @dataclass(frozen=True)

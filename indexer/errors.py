@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 
 class VaultRAGError(Exception):
     """Base class: every error this tool raises on purpose."""
@@ -38,3 +40,12 @@ class IndexBusyError(VaultRAGError):
     def __init__(self, index_dir: str) -> None:
         self.index_dir = index_dir
         super().__init__(f"{index_dir}: another indexer is running (lock held)")
+
+
+class ModelFileError(VaultRAGError):
+    """A file of the embedding model (an ONNX export) is missing, corrupt or cannot be made."""
+
+    def __init__(self, path: str | os.PathLike[str], reason: str) -> None:
+        self.path = str(path)
+        self.reason = reason
+        super().__init__(f"{path}: {reason}")

@@ -1,0 +1,120 @@
+"""A loaded ONNX export of a sentence-transformers model: tokenizer + ONNX Runtime session.
+
+The files of an export folder are written by ``indexer/onnx_export.py``; this module
+reads them, and checks them first, so that a missing or damaged file is an error
+naming it rather than a crash deep in ONNX Runtime or, worse, wrong vectors.
+Importing it costs nothing: onnxruntime and tokenizers are imported when a model loads.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .errors import ModelFileError
+
+EXPORT_FORMAT = 1
+GRAPH = "model.onnx"
+WEIGHTS = "model.onnx.data"
+TOKENIZER = "tokenizer.json"
+META = "export.json"
+OUTPUT = "sentence_embedding"
+# The tokenizer's outputs the graph may take, by the names transformers gives them.
+INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+
+
+class OnnxModel:
+    """One loaded export: the tokenizer and an ONNX Runtime session, float32 vectors out."""
+
+    def __init__(self, folder: Path, meta: dict[str, Any], threads: int = 0, fix: str = "") -> None:
+        """Raises ``ModelFileError`` naming the file that cannot be loaded, then ``fix``."""
+        self.folder = folder
+        self.inputs: list[str] = list(meta["inputs"])
+        self.output: str = meta["output"]
+        path = folder / TOKENIZER
+        try:
+            self.tokenizer, self.pad_id = self._tokenizer(path, int(meta["max_seq_length"]))
+            path = folder / GRAPH
+            self.session = self._session(path, threads)
+        except Exception as exc:  # onnxruntime and tokenizers raise their own types
+            raise ModelFileError(path, f"cannot be loaded ({exc}){fix}") from exc
+
+    @staticmethod
+    def _tokenizer(path: Path, max_length: int) -> tuple[Any, int]:
+        from tokenizers import Tokenizer
+
+        tokenizer = Tokenizer.from_file(str(path))
+        # The file's own padding and truncation (a fixed 128 for MiniLM) are not what
+        # sentence-transformers does: it pads to the longest text of the batch and cuts
+        # at the model's max_seq_length.
+        padding = tokenizer.padding or {}
+        pad_id = int(padding.get("pad_id", 0))
+        tokenizer.no_padding()
+        tokenizer.enable_truncation(max_length)
+        return tokenizer, pad_id
+
+    @staticmethod
+    def _session(path: Path, threads: int) -> Any:
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.log_severity_level = 3
+        if threads:
+            options.intra_op_num_threads = threads
+        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+    def encode(self, texts: Sequence[str]) -> list[Any]:
+        """Token encodings (``tokenizers.Encoding``), truncated, not padded."""
+        return self.tokenizer.encode_batch(list(texts))
+
+    def run_encoded(self, encodings: Sequence[Any]) -> np.ndarray:
+        width = max(len(e.ids) for e in encodings)
+        ids = np.full((len(encodings), width), self.pad_id, dtype=np.int64)
+        mask = np.zeros((len(encodings), width), dtype=np.int64)
+        types = np.zeros((len(encodings), width), dtype=np.int64)
+        for row, e in enumerate(encodings):
+            n = len(e.ids)
+            ids[row, :n] = e.ids
+            mask[row, :n] = 1
+            types[row, :n] = e.type_ids
+        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+        (out,) = self.session.run([self.output], {name: feeds[name] for name in self.inputs})
+        return np.asarray(out, dtype=np.float32)
+
+    def run(self, texts: Sequence[str]) -> np.ndarray:
+        return self.run_encoded(self.encode(texts))
+
+
+def open_export(folder: Path, threads: int = 0) -> OnnxModel | None:
+    """The export in ``folder``, None when there is none yet.
+
+    Raises:
+        ModelFileError: the export is incomplete or damaged (the message names the file).
+    """
+    meta_path = folder / META
+    if not folder.exists():
+        return None
+    again = f"delete {folder} and it is exported again on next use"
+    fix = f"; {again}"
+    if not meta_path.is_file():
+        raise ModelFileError(meta_path, f"missing (the export in {folder} is incomplete){fix}")
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        sizes = {str(k): int(v) for k, v in meta["files"].items()}
+        if meta.get("format") != EXPORT_FORMAT or set(sizes) != {GRAPH, WEIGHTS, TOKENIZER}:
+            raise ValueError(f"not an export of format {EXPORT_FORMAT}")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise ModelFileError(meta_path, f"unreadable ({exc}){fix}") from exc
+    for name, size in sizes.items():
+        path = folder / name
+        try:
+            actual = path.stat().st_size
+        except FileNotFoundError:
+            raise ModelFileError(path, f"missing{fix}") from None
+        if actual != size:
+            raise ModelFileError(path, f"corrupt: {actual} bytes, {META} says {size}{fix}")
+    return OnnxModel(folder, meta, threads, fix)
