@@ -1,6 +1,6 @@
 """Focus-mode latency with the graph already loaded.
 
-For obsidian-hub (../shared/vaults) and synthetic vaults of 10k and 100k notes
+For obsidian-hub (in the ``--vaults`` folder) and synthetic vaults of 10k and 100k notes
 (benchmarks/gen_vault.py), indexed once into CACHE with a cheap 16-dim fake
 embedder (focus mode reads no vectors), time ``VaultRAG.focus`` on notes picked
 at random (fixed seed) at a 2000-token budget: a first pass over the notes
@@ -8,7 +8,9 @@ at random (fixed seed) at a 2000-token budget: a first pass over the notes
 
 Usage::
 
-    python benchmarks/bench_focus.py --cache /tmp/bench-focus [--notes 200] [--sizes 10000,100000]
+    python benchmarks/bench_focus.py --cache /tmp/bench-focus --vaults ../shared/vaults
+        [--notes 200] [--sizes 10000,100000]
+    python benchmarks/bench_focus.py --cache /tmp/smoke --smoke   # seconds (CI)
 """
 
 from __future__ import annotations
@@ -27,8 +29,6 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.common import generated_vault, indexed  # noqa: E402
 from graphrag import VaultRAG  # noqa: E402
 from tests.support.fakes import HashEmbedder  # noqa: E402
-
-HUB = ROOT.parent / "shared" / "vaults" / "obsidian-hub"
 
 
 def ensure_index(vault: Path, index_dir: Path) -> None:
@@ -72,12 +72,21 @@ def main() -> None:
     parser.add_argument("--notes", type=int, default=200, help="focus calls per pass")
     parser.add_argument("--budget", type=int, default=2000)
     parser.add_argument("--sizes", default="10000,100000", help="synthetic vault sizes")
+    parser.add_argument("--vaults", type=Path, help="the folder holding obsidian-hub")
+    parser.add_argument("--smoke", action="store_true", help="one 300-note vault, 5 notes")
     args = parser.parse_args()
+    if args.smoke:
+        args.sizes, args.notes = "300", 5
     args.cache.mkdir(parents=True, exist_ok=True)
     rows = []
-    if HUB.is_dir():
-        rows.append(bench("obsidian-hub", HUB, args.cache / "index-hub", args.notes, args.budget))
+    if args.vaults is not None:
+        hub = args.vaults / "obsidian-hub"
+        if not hub.is_dir():
+            parser.error(f"{hub}: no such vault (--vaults names the folder holding it)")
+        rows.append(bench("obsidian-hub", hub, args.cache / "index-hub", args.notes, args.budget))
         print(rows[-1], flush=True)
+    elif not args.smoke:
+        print("obsidian-hub: not measured (give --vaults)", flush=True)
     for size in (int(s) for s in args.sizes.split(",") if s):
         vault = ensure_vault(args.cache, size)
         rows.append(bench(f"synthetic-{size}", vault, args.cache / f"index-{size}", args.notes, args.budget))

@@ -26,6 +26,7 @@ Usage::
 
     python benchmarks/bench_query.py --cache /tmp/vault-graphrag-bench [--sizes 10000 100000]
         [--queries 100] [--agreement 50] [--out benchmarks/RESULTS.md]
+    python benchmarks/bench_query.py --cache /tmp/smoke --smoke   # seconds, no model (CI)
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -52,9 +54,10 @@ from graphrag.query.mode import run_query  # noqa: E402
 from graphrag.search.hubs import build_hubs  # noqa: E402
 from graphrag.search.searches import Scope, semantic_search  # noqa: E402
 from graphrag.snapshot import corpus as corpus_module  # noqa: E402
+from graphrag.snapshot import lexical_file  # noqa: E402
 from graphrag.snapshot.chunk_vectors import HalfVectors  # noqa: E402
 from graphrag.snapshot.corpus import Corpus, build_corpus, corpus_for  # noqa: E402
-from graphrag.snapshot.lexical import FOLDER, build_lexical, lexical_index  # noqa: E402
+from graphrag.snapshot.lexical import build_lexical, lexical_index  # noqa: E402
 from indexer.embed import SentenceTransformerEmbedder  # noqa: E402
 
 DIM = 384
@@ -199,7 +202,7 @@ def bench_size(
     corpus = corpus_for(snapshot)
     corpus_s = time.perf_counter() - started
     corpus_mb = rss_mb() - before
-    lexical_dir = snapshot.index.generation / FOLDER
+    lexical_dir = snapshot.index.generation / lexical_file.FILE
     started = time.perf_counter()
     build_lexical(corpus)
     lexical_build_s = time.perf_counter() - started
@@ -330,10 +333,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--agreement", type=int, default=50, help="questions comparing float16 with float32"
     )
     ap.add_argument("--out", type=Path, help="append the table to this Markdown file")
+    ap.add_argument(
+        "--smoke",
+        action="store_true",
+        help="a 300-note vault, 5 questions, random question vectors: checks the script runs",
+    )
     args = ap.parse_args(argv)
     args.cache.mkdir(parents=True, exist_ok=True)
-    embedder = SentenceTransformerEmbedder()
-    embedder.load()
+    embedder: Any
+    if args.smoke:
+        args.sizes, args.queries, args.agreement = [300], 5, 0
+        embedder = RandomEmbedder()
+        embedder.effective_dtype = "random"
+    else:
+        embedder = SentenceTransformerEmbedder()
+        embedder.load()
     start = os.getloadavg()[0]
     rows = [bench_size(args.cache, n, args.queries, embedder, args.agreement) for n in args.sizes]
     load = os.getloadavg()

@@ -1,0 +1,64 @@
+"""The benchmark scripts still run: each in its smoke mode (tiny sizes, seconds).
+
+A benchmark that nobody runs rots (``bench_query.py`` stopped importing once); these
+runs catch a renamed import, a changed signature or a missing vault early. They
+check the scripts work, not how fast anything is.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.fakes import HASH_BACKEND
+from tests.support.files import ROOT
+
+ENV = {**os.environ, "PYTHONPATH": str(ROOT), "VAULTRAG_EMBEDDING__BACKEND": HASH_BACKEND}
+
+
+def bench(*args: str) -> str:
+    out = subprocess.run(
+        [sys.executable, *args], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=600
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out.stdout
+
+
+def test_bench_query(tmp_path: Path) -> None:
+    out = bench("benchmarks/bench_query.py", "--cache", str(tmp_path), "--smoke")
+    assert "| query (budget 4000) |" in out and "300 notes" in out
+
+
+def test_bench_focus(tmp_path: Path) -> None:
+    out = bench("benchmarks/bench_focus.py", "--cache", str(tmp_path), "--smoke")
+    assert "| synthetic-300 | 300 |" in out
+
+
+def test_bench_focus_names_a_missing_vault(tmp_path: Path) -> None:
+    out = subprocess.run(
+        [sys.executable, "benchmarks/bench_focus.py", "--cache", str(tmp_path), "--vaults",
+         str(tmp_path / "nowhere"), "--smoke"],
+        cwd=ROOT, env=ENV, capture_output=True, text=True,
+    )  # fmt: skip
+    assert out.returncode != 0 and "obsidian-hub: no such vault" in out.stderr
+
+
+def test_bench_cold() -> None:
+    out = bench("benchmarks/bench_cold.py", "--smoke")
+    times = json.loads(out.strip().splitlines()[-1])
+    assert set(times) >= {"focus", "query", "search lexical", "ask --prompt-only"}
+
+
+@pytest.mark.parametrize("minutes", ["0.1"])
+def test_bench_soak(tmp_path: Path, minutes: str) -> None:
+    csv = tmp_path / "soak.csv"
+    out = bench("benchmarks/bench_soak.py", str(ROOT / "sample_vault"), "--minutes", minutes,
+                "--edit-every", "2", "--out", str(csv))  # fmt: skip
+    summary = json.loads(out)
+    assert summary["requests"] > 0 and summary["rss_end_mb"] > 0
+    assert csv.read_text(encoding="utf-8").startswith("seconds,rss_mb,requests")
