@@ -27,13 +27,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from indexer import build_index, load_index, parse_vault  # noqa: E402
-from indexer.embed import SentenceTransformerEmbedder  # noqa: E402
+from indexer import build_index, load_index, parse_vault
+from indexer.embed import SentenceTransformerEmbedder
 
 SHARED = ROOT.parent / "shared" / "vaults"
 
 
-def timed(fn, repeat: int = 1) -> tuple[float, object]:  # noqa: ANN001
+def timed(fn, repeat: int = 1) -> tuple[float, object]:
     times, result = [], None
     for _ in range(repeat):
         start = time.perf_counter()

@@ -158,9 +158,9 @@ def _block(kind: str, start: int, end: int, inner: list, lines: list[str], marku
         fenced = bool(FENCE_RE.match(lines[start]))
         head = 1 if fenced else 0
         last = end - 1 if fenced and end - start > 1 and FENCE_RE.match(lines[end - 1]) else end
-        parts = tuple((n, n + 1) for n in range(start + head, last))
+        code_lines = tuple((n, n + 1) for n in range(start + head, last))
         fence = FENCE_RE.match(lines[start]).group(1) if fenced else ""  # type: ignore[union-attr]
-        return Block(kind, start, end, head, parts, fence or (markup if fenced else ""))
+        return Block(kind, start, end, head, code_lines, fence or (markup if fenced else ""))
     return Block(kind, start, end)
 
 

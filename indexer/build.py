@@ -321,7 +321,7 @@ def _build_locked(
     if progress is not None and to_parse:
         # The CLI says "indexing N notes" on this first call (graphrag/cli/progress.py).
         progress("parsing", 0, len(to_parse))
-        parsed_so_far = lambda n: progress("parsing", n, len(to_parse))  # noqa: E731
+        parsed_so_far = lambda n: progress("parsing", n, len(to_parse))
     parsed, warnings, same = parse_files(
         vault, to_parse, settings.hierarchy_properties, settings.workers, known,
         settings.max_note_bytes,
@@ -356,6 +356,7 @@ def _build_locked(
         and attachments == prev_attachments
     )
     if nothing_changed:
+        assert previous is not None and prev_db is not None  # what nothing_changed means
         _fill_counts_from_manifest(stats, previous)
         stats.up_to_date = True
         prev_db.close()
@@ -363,8 +364,13 @@ def _build_locked(
 
     # The namespace the stored links were resolved in; None resolves every link again,
     # as after an upgrade, whose resolution rules may differ from those that made the table.
-    relink_all = reparse_all or prev_db is None or previous.get("tool_version") != __version__
-    old_namespace = None if relink_all else Namespace.read(prev_db)
+    relink_all = (
+        reparse_all
+        or prev_db is None
+        or previous is None
+        or previous.get("tool_version") != __version__
+    )
+    old_namespace = None if relink_all or prev_db is None else Namespace.read(prev_db)
 
     tokenizer = get_tokenizer(settings.tokenizer)
     new_chunks: dict[str, list[Chunk]] = {
@@ -470,7 +476,7 @@ def _load_vectors(out_dir: Path, previous: dict | None, reuse: bool) -> VectorIn
     return VectorIndex(int((previous or {}).get("dim") or 384))
 
 
-def _write_files_and_warnings(db, current: dict[str, FileEntry], attachments, warnings: list[str]) -> None:  # noqa: ANN001
+def _write_files_and_warnings(db, current: dict[str, FileEntry], attachments, warnings: list[str]) -> None:
     db.execute("DELETE FROM files")
     db.execute("DELETE FROM warnings")
     db.executemany(

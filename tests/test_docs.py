@@ -31,6 +31,6 @@ def test_command_has_help_with_an_example(name: str) -> None:
 
 
 @pytest.mark.parametrize("package", [graphrag, indexer])
-def test_public_names_resolve(package) -> None:  # noqa: ANN001
+def test_public_names_resolve(package) -> None:
     for name in package.__all__:
         assert getattr(package, name) is not None

@@ -275,8 +275,8 @@ def _executor(rag: VaultRAG, workers: int, kind: str) -> tuple[Executor, str]:
         spec = (rag.vault, rag.index_dir, rag.settings, embedder)
         ctx = multiprocessing.get_context("spawn")
         return ProcessPoolExecutor(workers, ctx, _init_worker, (None, spec)), "process-spawn"
-    ctx = multiprocessing.get_context("fork")
-    return ProcessPoolExecutor(workers, ctx, _init_worker, (rag, None)), "process-fork"
+    fork = multiprocessing.get_context("fork")
+    return ProcessPoolExecutor(workers, fork, _init_worker, (rag, None)), "process-fork"
 
 
 def _picklable(obj: Any) -> bool:

@@ -118,7 +118,7 @@ def _dumps(data: Any, indent: int | None) -> str:
 
 
 # -- Markdown prompt -------------------------------------------------------------------
-def _name(item: UriAndTitle | OutboundLink) -> str:
+def _name(item: UriAndTitle | OutboundLink | FocusNote | RelatedNote) -> str:
     return f"{item.title} ({item.uri})"
 
 

@@ -59,7 +59,7 @@ class RandomSelector:
         # Start in 0..n-k as the design says, then take the next eligible children,
         # walking backwards from the start if the end comes first.
         start = self.rng.randrange(max(n - k, 0) + 1)
-        chosen = []
+        chosen: list[int] = []
         i = start
         while i < n and len(chosen) < k:
             if eligible(i):

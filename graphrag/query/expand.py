@@ -117,7 +117,9 @@ def path_expansion(
     hits: dict[str, PathHit] = {}
     for a, b in combinations(entries, 2):
         na, nb = adj(a), adj(b)
-        paths = [(a, x, b) for x in sorted(na & nb) if x not in ends and step_ok(x)]
+        paths: list[tuple[str, ...]] = [
+            (a, x, b) for x in sorted(na & nb) if x not in ends and step_ok(x)
+        ]
         if settings.path_max_length >= 3 and len(paths) < PATHS_PER_PAIR:
             paths += _three_step(a, b, na, nb, adj, step_ok, ends, similarity, cap)
         # Shorter first, then the ones through notes closer to the question.

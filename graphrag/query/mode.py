@@ -33,7 +33,7 @@ from graphrag.query.entry import Entry, ParsedQuery, select_entries
 from graphrag.query.expand import path_expansion, tag_expansion
 from graphrag.query.notes import DetailSource, entry_note, query_note, with_details
 from graphrag.query.render import Doc, connection_lines, renderer
-from graphrag.query.score import Found, link_context, rank, weigh
+from graphrag.query.score import Found, Ranked, link_context, rank, weigh
 from graphrag.query.selector import SimilaritySelector
 from graphrag.results.notes import Relation, SkippedNote
 from graphrag.results.query import EntryNote, QueryNote, QueryResult
@@ -144,7 +144,10 @@ def run_query(
         bare = entry_note(graph, e, chunk_text, qs, 0, explain)
         room = int((share - tokenizer.count(render(bare, 1))) * CHARS_PER_TOKEN)
         entry_limit = max(min(qs.entry_truncate_length, room), MIN_ENTRY_CHARS)
-        fit(lambda limit, b=bare, n=entry_limit: with_details(b, chunk_text, limit or n))
+        def entry_doc(limit: int, b: EntryNote = bare, n: int = entry_limit) -> Doc | None:
+            return with_details(b, chunk_text, limit or n)
+
+        fit(entry_doc)
     for item in ranked:
         cand = item.found.cand
         left = budget - reserve - used
@@ -159,7 +162,10 @@ def run_query(
         if chars // MAX_CHARS_PER_TOKEN > left:  # surely too big: do not build and count it
             skipped.append(SkippedNote(cand.uri, graph.info(cand.uri).title, "budget"))
             continue
-        fit(lambda _limit, item=item: query_note(graph, item, chunk_text, fs, explain))
+        def related_doc(_limit: int, item: Ranked = item) -> Doc | None:
+            return query_note(graph, item, chunk_text, fs, explain)
+
+        fit(related_doc)
 
     connections: list[str] = []
     for line in connection_lines(graph, docs)[: qs.max_connections]:

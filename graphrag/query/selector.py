@@ -58,7 +58,7 @@ class SimilaritySelector:
         idx = self._indices(kind, owner, notes)
         scores = np.where(idx >= 0, self.sims[np.maximum(idx, 0)], -1.0)
         for j in np.flatnonzero(idx < 0):
-            scores[j] = self.score(notes[j])
+            scores[j] = self.score(notes[int(j)])
         order = np.lexsort((np.arange(len(notes)), -scores))
         chosen: list[int] = []
         for j in order:

@@ -100,8 +100,8 @@ class Filters:
         if self.folders:
             inside = np.zeros(len(corpus), dtype=bool)
             for folder in self.folders:
-                lo, hi = corpus.folder_range(folder)
-                inside[lo:hi] = True
+                first, stop = corpus.folder_range(folder)
+                inside[first:stop] = True
                 if folder in corpus.index_of:
                     inside[corpus.index_of[folder]] = True
             keep &= inside
@@ -182,7 +182,7 @@ def parse_range(text: str | Sequence[Any] | None, name: str) -> DateRange:
     if text is None or text == "":
         return _OPEN
     if not isinstance(text, str):
-        lo, hi = text
+        lo, hi = list(text)
         return _when(lo, name, end=False), _when(hi, name, end=True)
     if ".." in text:
         lo_text, _, hi_text = text.partition("..")

@@ -194,7 +194,7 @@ def test_unknown_config_key_is_a_one_line_error(sample_vault: Path, tmp_path: Pa
 @pytest.mark.slow
 def test_index_sample_vault_real_model(
     sample_vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, real_embedder
-) -> None:  # noqa: ANN001
+) -> None:
     monkeypatch.setattr(graphrag.api, "make_embedder", lambda settings: real_embedder)
     index_dir = tmp_path / "idx"
     code, out, _ = run("index", str(sample_vault), "--index-dir", str(index_dir), "--json")
@@ -223,7 +223,7 @@ def test_index_sample_vault_real_model(
 def test_bm25s_debug_logger_is_quiet_unless_verbose() -> None:
     import logging
 
-    import bm25s  # noqa: F401 - importing it sets its logger to DEBUG
+    import bm25s
 
     logger = logging.getLogger("bm25s")
     logger.setLevel(logging.DEBUG)

@@ -18,7 +18,7 @@ from tests.support.fakes import HashEmbedder
 from tests.support.files import write
 
 
-def index(vault: Path, index_dir: Path, **kwargs: object):  # noqa: ANN201
+def index(vault: Path, index_dir: Path, **kwargs: object):
     return build_index(vault, index_dir, embedder=kwargs.pop("embedder", None) or HashEmbedder(),
                        **kwargs)  # type: ignore[arg-type]
 
@@ -68,7 +68,7 @@ def test_huge_file_is_indexed_and_chunked(tmp_path: Path) -> None:
     write(vault, "Herd.md", "# Herd\n")
 
     class FastEmbedder(HashEmbedder):
-        def embed(self, texts, progress=None):  # noqa: ANN001, ANN201
+        def embed(self, texts, progress=None):
             self.texts.extend(texts)
             return super().embed([t[:64] for t in texts], progress)
 
@@ -132,7 +132,7 @@ def test_file_vanishing_mid_run(
     victim = sample_vault / "Glossary.md"
     real_scan = indexer.build.scan_vault
 
-    def scan_then_delete(*args: object, **kwargs: object):  # noqa: ANN202
+    def scan_then_delete(*args: object, **kwargs: object):
         result = real_scan(*args, **kwargs)  # type: ignore[arg-type]
         victim.unlink()
         return result

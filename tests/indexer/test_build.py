@@ -32,7 +32,7 @@ def indexed(sample_vault: Path, index_dir: Path) -> Path:
     return sample_vault
 
 
-def reindex(vault: Path, index_dir: Path, **kwargs: object):  # noqa: ANN201
+def reindex(vault: Path, index_dir: Path, **kwargs: object):
     embedder = kwargs.pop("embedder", None) or HashEmbedder()
     stats = build_index(vault, index_dir, embedder=embedder, **kwargs)  # type: ignore[arg-type]
     return stats, embedder
@@ -47,7 +47,7 @@ def parse_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     calls: list[str] = []
     original = indexer.build.parse_note
 
-    def counting(path: str, *args: object, **kwargs: object):  # noqa: ANN202
+    def counting(path: str, *args: object, **kwargs: object):
         calls.append(path)
         return original(path, *args, **kwargs)  # type: ignore[arg-type]
 
@@ -233,7 +233,7 @@ def test_a_changed_file_vanishing_mid_run_is_removed_cleanly(
     glossary.write_text(glossary.read_text() + "\nOne more entry.\n")
     real_scan = indexer.build.scan_vault
 
-    def scan_then_delete(*args: object, **kwargs: object):  # noqa: ANN202
+    def scan_then_delete(*args: object, **kwargs: object):
         result = real_scan(*args, **kwargs)  # type: ignore[arg-type]
         victim.unlink()
         return result

@@ -121,7 +121,7 @@ def test_one_body_edit_resolves_one_note(tmp_path: Path) -> None:
 
     original = linktable.resolve_note_links
 
-    def counting(note, *args):  # noqa: ANN001, ANN202
+    def counting(note, *args):
         calls.append(note.uri)
         return original(note, *args)
 

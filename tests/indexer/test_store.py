@@ -66,7 +66,7 @@ def test_sqlite_schema_version_and_tables(indexed: tuple[Path, Path]) -> None:
     db.close()
 
 
-def _edges(g) -> Counter:  # noqa: ANN001
+def _edges(g) -> Counter:
     return Counter(
         (u, v, d.get("type"), d.get("predicate"), d.get("subpath")) for u, v, d in g.edges(data=True)
     )

@@ -33,7 +33,7 @@ def reference_natural_key(text: str) -> tuple:
     return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in parts if p != "")
 
 
-def reference_graph(node_attrs: dict[str, dict], edges) -> VaultGraph:  # noqa: ANN001
+def reference_graph(node_attrs: dict[str, dict], edges) -> VaultGraph:
     nodes: dict[str, NodeInfo] = {}
     tags_of: dict[str, list[str]] = {}
     tag_members: dict[str, list[str]] = {}
