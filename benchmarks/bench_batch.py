@@ -38,8 +38,12 @@ from graphrag.batch.run import Item, run_batch  # noqa: E402
 from graphrag.config import load_settings  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "vaults"
-RUNS = (("1 worker", 1, "thread"), ("2 threads", 2, "thread"),
-        ("2 processes (fork)", 2, "process"), ("2 processes (spawn)", 2, "process-spawn"))
+RUNS = (
+    ("1 worker", 1, "thread"),
+    ("2 threads", 2, "thread"),
+    ("2 processes (fork)", 2, "process"),
+    ("2 processes (spawn)", 2, "process-spawn"),
+)
 
 
 def main() -> None:
@@ -67,6 +71,7 @@ def main() -> None:
     print(f"index ready in {time.perf_counter() - start:.1f} s: {index_dir}", file=sys.stderr)
     notes = sorted(n.uri for n in rag.graph.notes())
     random.Random(args.seed).shuffle(notes)
+
     def cold() -> None:  # every run starts without cached token counts, as a new batch would
         clear = getattr(rag.tokenizer.count, "cache_clear", None)
         if clear is not None:
@@ -84,8 +89,18 @@ def main() -> None:
             context = focus_context(result, rag.settings.llm.focus_list_limit)
             json.dumps(context.to_json(), ensure_ascii=False)
         plain = time.perf_counter() - start
-        rows.append(("plain loop (focus_context + JSON)", "-", args.n / plain, plain,
-                     cpu_seconds() - cpu, 0, load(), 0.0))
+        rows.append(
+            (
+                "plain loop (focus_context + JSON)",
+                "-",
+                args.n / plain,
+                plain,
+                cpu_seconds() - cpu,
+                0,
+                load(),
+                0.0,
+            )
+        )
 
     reference: dict[int, str] | None = None
     for _ in range(args.repeat):
@@ -105,8 +120,9 @@ def main() -> None:
                 reference = records
             assert records == reference, f"{label}: records differ from the 1-worker run"
             size = out.stat().st_size / args.n / 1000
-            rows.append((label, stats.executor, stats.rate, stats.seconds, cpu, stats.errors,
-                         load(), size))
+            rows.append(
+                (label, stats.executor, stats.rate, stats.seconds, cpu, stats.errors, load(), size)
+            )
             print(f"{label}: {stats.rate:.1f}/s", file=sys.stderr)
     best: dict[str, tuple] = {}
     for row in rows:
@@ -114,17 +130,23 @@ def main() -> None:
             best[row[0]] = row
     rows = list(best.values())
 
-    print(f"\n{Path(args.vault).name}: {len(notes)} notes, {args.n} focus contexts, default "
-          f"budget, seed {args.seed}, cold token-count cache per run, best of {args.repeat}; "
-          f"Python {platform.python_version()}\n")
+    print(
+        f"\n{Path(args.vault).name}: {len(notes)} notes, {args.n} focus contexts, default "
+        f"budget, seed {args.seed}, cold token-count cache per run, best of {args.repeat}; "
+        f"Python {platform.python_version()}\n"
+    )
     limit = rag.settings.llm.focus_list_limit
     print(f"[llm] focus_list_limit = {limit}\n")
-    print("| run | executor | contexts/s | seconds | CPU ms / context | cores used | KB / line "
-          "| errors | load avg after |")
+    print(
+        "| run | executor | contexts/s | seconds | CPU ms / context | cores used | KB / line "
+        "| errors | load avg after |"
+    )
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for label, kind, rate, seconds, cpu, errors, after, size in rows:
-        print(f"| {label} | {kind} | {rate:.1f} | {seconds:.1f} | {cpu / args.n * 1000:.1f} "
-              f"| {cpu / seconds:.2f} | {size:.1f} | {errors} | {after:.1f} |")
+        print(
+            f"| {label} | {kind} | {rate:.1f} | {seconds:.1f} | {cpu / args.n * 1000:.1f} "
+            f"| {cpu / seconds:.2f} | {size:.1f} | {errors} | {after:.1f} |"
+        )
 
 
 def cpu_seconds() -> float:

@@ -89,7 +89,9 @@ def main() -> None:
         print("obsidian-hub: not measured (give --vaults)", flush=True)
     for size in (int(s) for s in args.sizes.split(",") if s):
         vault = ensure_vault(args.cache, size)
-        rows.append(bench(f"synthetic-{size}", vault, args.cache / f"index-{size}", args.notes, args.budget))
+        rows.append(
+            bench(f"synthetic-{size}", vault, args.cache / f"index-{size}", args.notes, args.budget)
+        )
         print(rows[-1], flush=True)
     keys = list(rows[0])
     print("| " + " | ".join(keys) + " |")

@@ -106,7 +106,9 @@ def drive(
     latencies.sort()
 
     def pct(p: float) -> float:
-        return latencies[min(len(latencies) - 1, int(p * len(latencies)))] * 1000 if latencies else 0.0
+        return (
+            latencies[min(len(latencies) - 1, int(p * len(latencies)))] * 1000 if latencies else 0.0
+        )
 
     return {
         "endpoint": path,
@@ -153,7 +155,9 @@ def during_update(port: int, vault: Path, bodies: list[dict], clients: int) -> t
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--notes", type=int, default=10_000)
     ap.add_argument("--work", type=Path, default=Path("/tmp/bench-server"))
     ap.add_argument("--clients", default="1,4", help="comma-separated client counts, e.g. 1,2,4")
@@ -162,15 +166,23 @@ def main() -> None:
     ap.add_argument("--warmup", type=int, default=200, help="unrecorded requests per endpoint")
     ap.add_argument("--budget", type=int, default=2000)
     ap.add_argument(
-        "--no-update", dest="update", action="store_false",
+        "--no-update",
+        dest="update",
+        action="store_false",
         help="skip timing /focus while one edited note is re-indexed",
     )
     ap.add_argument(
-        "--no-watch-latency", dest="watch_latency", action="store_false",
+        "--no-watch-latency",
+        dest="watch_latency",
+        action="store_false",
         help="skip timing, with the watcher on, how soon an edited file shows over HTTP",
     )
-    ap.add_argument("--edits", type=int, default=5, help="notes edited (and restored) with the watcher on")
-    ap.add_argument("--watch-timeout", type=float, default=60, help="seconds before a change counts as missed")
+    ap.add_argument(
+        "--edits", type=int, default=5, help="notes edited (and restored) with the watcher on"
+    )
+    ap.add_argument(
+        "--watch-timeout", type=float, default=60, help="seconds before a change counts as missed"
+    )
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
 
@@ -184,7 +196,8 @@ def main() -> None:
     rng.shuffle(rows)
     focus_bodies = [{"note": uri, "budget": args.budget} for uri, _ in rows]
     query_bodies = [
-        {"question": rng.choice(QUESTIONS).format(title), "budget": args.budget} for _, title in rows
+        {"question": rng.choice(QUESTIONS).format(title), "budget": args.budget}
+        for _, title in rows
     ]
 
     port = free_port()
@@ -223,7 +236,9 @@ def main() -> None:
         if r["first_error"]:
             print(f"first error on {r['endpoint']}: {r['first_error']}")
     if update_seconds is not None:
-        print(f"\nPOST /index after editing one note took {update_seconds:.1f} s (answers kept coming meanwhile).")
+        print(
+            f"\nPOST /index after editing one note took {update_seconds:.1f} s (answers kept coming meanwhile)."
+        )
     if args.watch_latency:
         sys.stdout.flush()
         bench_watch.run(vault, index_dir, args.edits, args.watch_timeout, args.seed)

@@ -49,7 +49,9 @@ def prepare(work: Path, notes: int, source: Path | None) -> tuple[Path, Path]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--notes", type=int, default=10_000, help="size of the generated vault")
     ap.add_argument("--vault", type=Path, help="a real vault to copy instead of generating one")
     ap.add_argument("--work", type=Path, default=Path("/tmp/bench-update"))
@@ -113,7 +115,9 @@ def main() -> None:
 
     load = " / ".join(f"{x:.1f}" for x in load_before)
     after = " / ".join(f"{x:.1f}" for x in os.getloadavg())
-    print(f"\n{len(notes)} notes in {vault}; {args.repeat} runs each; load average {load} before, {after} after\n")
+    print(
+        f"\n{len(notes)} notes in {vault}; {args.repeat} runs each; load average {load} before, {after} after\n"
+    )
     print("| update | build_index s (median) | + reload s (median) | all runs, build+reload |")
     print("| --- | --- | --- | --- |")
     for label, runs in timings.items():

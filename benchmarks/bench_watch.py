@@ -52,7 +52,9 @@ def out_links(conn: http.client.HTTPConnection, uri: str) -> set[str] | None:
     return {n["uri"] for n in data} if status == 200 and isinstance(data, list) else None
 
 
-def poll(port: int, seen: Callable[[http.client.HTTPConnection], bool], started: float, timeout: float) -> float | None:
+def poll(
+    port: int, seen: Callable[[http.client.HTTPConnection], bool], started: float, timeout: float
+) -> float | None:
     """Seconds from ``started`` (perf_counter) until ``seen`` is true, polling every 20 ms;
     None after ``timeout`` seconds."""
     deadline = started + timeout
@@ -87,7 +89,11 @@ def write_restoring_mtime(path: Path, data: bytes, stat: os.stat_result) -> None
 
 
 def watch_sample(
-    port: int, what: str, note: str, act: Callable[[], None], seen: Callable[[http.client.HTTPConnection], bool],
+    port: int,
+    what: str,
+    note: str,
+    act: Callable[[], None],
+    seen: Callable[[http.client.HTTPConnection], bool],
     timeout: float,
 ) -> dict[str, Any]:
     """Do ``act`` (a file write) and time it until ``seen``; with the watcher's own record."""
@@ -137,28 +143,48 @@ def watch_latency(
             before = out_links(conn, uri) or set()
             conn.close()
             target_uri, target_title = next(
-                (u, t) for u, t in (rng.choice(targets) for _ in range(1000)) if u != uri and u not in before
+                (u, t)
+                for u, t in (rng.choice(targets) for _ in range(1000))
+                if u != uri and u not in before
             )
             name = target_uri.rsplit("/", 1)[-1]
             label = f"{uri} -> {name}" + (f" ({target_title})" if target_title != name else "")
             data, stat = path.read_bytes(), path.stat()
             originals[path] = (data, stat)
-            edited = data + (
-                f"\n\nSee also [[{name}]]: it came up again while reviewing this (bench_server.py).\n"
-            ).encode()
+            edited = (
+                data
+                + (
+                    f"\n\nSee also [[{name}]]: it came up again while reviewing this (bench_server.py).\n"
+                ).encode()
+            )
 
             def linked(c: http.client.HTTPConnection, uri: str = uri, t: str = target_uri) -> bool:
                 return t in (out_links(c, uri) or ())
 
-            def unlinked(c: http.client.HTTPConnection, uri: str = uri, t: str = target_uri) -> bool:
+            def unlinked(
+                c: http.client.HTTPConnection, uri: str = uri, t: str = target_uri
+            ) -> bool:
                 links = out_links(c, uri)
                 return links is not None and t not in links
 
-            samples.append(watch_sample(port, "edit: link added", label, lambda p=path, e=edited: p.write_bytes(e), linked, timeout))
             samples.append(
                 watch_sample(
-                    port, "restore: link gone", label,
-                    lambda p=path, d=data, s=stat: write_restoring_mtime(p, d, s), unlinked, timeout,
+                    port,
+                    "edit: link added",
+                    label,
+                    lambda p=path, e=edited: p.write_bytes(e),
+                    linked,
+                    timeout,
+                )
+            )
+            samples.append(
+                watch_sample(
+                    port,
+                    "restore: link gone",
+                    label,
+                    lambda p=path, d=data, s=stat: write_restoring_mtime(p, d, s),
+                    unlinked,
+                    timeout,
                 )
             )
             del originals[path]
@@ -175,8 +201,16 @@ def watch_latency(
             return get_json(c, f"/notes/{quote(new_uri)}")[0] == 404
 
         label = f"{new_uri} -> {name}"
-        samples.append(watch_sample(port, "new note: 200", label, lambda: new_note.write_text(text), exists, timeout))
-        samples.append(watch_sample(port, "deleted: 404", label, lambda: new_note.unlink(missing_ok=True), gone, timeout))
+        samples.append(
+            watch_sample(
+                port, "new note: 200", label, lambda: new_note.write_text(text), exists, timeout
+            )
+        )
+        samples.append(
+            watch_sample(
+                port, "deleted: 404", label, lambda: new_note.unlink(missing_ok=True), gone, timeout
+            )
+        )
     finally:
         left = bool(originals) or new_note.exists()
         for path, (data, stat) in originals.items():
@@ -184,9 +218,16 @@ def watch_latency(
         new_note.unlink(missing_ok=True)
         if left:  # interrupted: bring the index back in line with the restored vault
             try:
-                request(http.client.HTTPConnection("127.0.0.1", port, timeout=600), "/index", {"wait": True})
+                request(
+                    http.client.HTTPConnection("127.0.0.1", port, timeout=600),
+                    "/index",
+                    {"wait": True},
+                )
             except (OSError, http.client.HTTPException):
-                print("could not re-index after restoring the vault; the index may be stale", file=sys.stderr)
+                print(
+                    "could not re-index after restoring the vault; the index may be stale",
+                    file=sys.stderr,
+                )
     return samples
 
 
@@ -202,13 +243,17 @@ def wait_watching(port: int, timeout: float = 300) -> None:
     raise SystemExit("the watcher did not start (or its first update did not finish)")
 
 
-def print_watch(samples: list[dict[str, Any]], timeout: float, loads: tuple[str, str], debounce: Any) -> None:
+def print_watch(
+    samples: list[dict[str, Any]], timeout: float, loads: tuple[str, str], debounce: Any
+) -> None:
     print(
         f"\nWatcher on (debounce {debounce}): seconds from writing the file until the change "
         f"is visible over HTTP (polled every {POLL_SECONDS * 1000:.0f} ms). "
         f"Load average before {loads[0]}, after {loads[1]}.\n"
     )
-    print("| change | note -> link target | seconds | updates | update began after write, s | update took, s |")
+    print(
+        "| change | note -> link target | seconds | updates | update began after write, s | update took, s |"
+    )
     print("| --- | --- | --- | --- | --- | --- |")
     for s in samples:
         seconds = f"{s['seconds']:.2f}" if s["seconds"] is not None else f"FAILED (> {timeout:g} s)"
@@ -229,12 +274,13 @@ def print_watch(samples: list[dict[str, Any]], timeout: float, loads: tuple[str,
             f"median {'met' if median <= 2 else 'NOT met'}, {over} of {len(edits)} samples over 2 s."
         )
     elif edits:
-        print(f"\nEdit/restore of an existing note: all {failed} samples failed; target: within 2 s -> NOT met.")
+        print(
+            f"\nEdit/restore of an existing note: all {failed} samples failed; target: within 2 s -> NOT met."
+        )
     for s in samples:
         if not s["what"].startswith(("edit", "restore")):
             took = f"{s['seconds']:.2f} s" if s["seconds"] is not None else "FAILED"
             print(f"{s['what']}: {took}")
-
 
 
 def run(vault: Path, index_dir: Path, edits: int, timeout: float, seed: int) -> None:
@@ -261,11 +307,15 @@ def run(vault: Path, index_dir: Path, edits: int, timeout: float, seed: int) -> 
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--notes", type=int, default=10_000)
     ap.add_argument("--work", type=Path, default=Path("/tmp/bench-server"))
     ap.add_argument("--edits", type=int, default=5, help="notes edited (and restored)")
-    ap.add_argument("--watch-timeout", type=float, default=60, help="seconds before a change counts as missed")
+    ap.add_argument(
+        "--watch-timeout", type=float, default=60, help="seconds before a change counts as missed"
+    )
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     if args.work.resolve().is_relative_to("/work/shared"):

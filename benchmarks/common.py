@@ -40,5 +40,8 @@ def indexed(vault: Path, index_dir: Path, embedder: Embedder | None = None) -> f
     started = time.perf_counter()
     stats = build_index(vault, index_dir, embedder=embedder or hash_embedder())
     seconds = time.perf_counter() - started
-    print(f"indexed {stats.notes} notes ({stats.chunks} chunks) of {vault} in {seconds:.1f} s", flush=True)
+    print(
+        f"indexed {stats.notes} notes ({stats.chunks} chunks) of {vault} in {seconds:.1f} s",
+        flush=True,
+    )
     return seconds

@@ -128,7 +128,6 @@ def server_status(port: int) -> dict[str, Any]:
         conn.close()
 
 
-
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--serve", nargs=3, metavar=("VAULT", "INDEX_DIR", "PORT"), required=True)

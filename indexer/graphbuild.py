@@ -62,12 +62,14 @@ class VaultGraphBuild:
         return sum(1 for _, d in self.graph.nodes(data=True) if d.get("kind") == "tag")
 
 
-HierarchyRow = tuple[str, str, str, str | None, str]  # source, target, target_kind, predicate, written
+HierarchyRow = tuple[
+    str, str, str, str | None, str
+]  # source, target, target_kind, predicate, written
 
 
-
-
-def resolve_note_links(note: ParsedNote, resolver: Resolver, hier_keys: set[str]) -> list[ResolvedLink]:
+def resolve_note_links(
+    note: ParsedNote, resolver: Resolver, hier_keys: set[str]
+) -> list[ResolvedLink]:
     """Every link of one note, resolved, in the order written."""
     source_dir = posixpath.dirname(note.uri)
     links = []
@@ -157,7 +159,11 @@ def build_graph(
     links = [link for note in notes for link in resolve_note_links(note, resolver, hier_keys)]
     paths = {n.uri: n.path for n in notes}
     chosen, warnings = property_parents(
-        ((lk.source, lk.target, lk.target_kind, lk.predicate, lk.written) for lk in links if lk.hierarchy),
+        (
+            (lk.source, lk.target, lk.target_kind, lk.predicate, lk.written)
+            for lk in links
+            if lk.hierarchy
+        ),
         paths,
     )
     hierarchy = build_hierarchy(uris, chosen, folder_note_names, folder_note_beside, paths, reps)

@@ -72,7 +72,9 @@ def _basename_key(path: str) -> str:
     return path.rstrip("/").rsplit("/", 1)[-1].casefold()
 
 
-def changed_keys(old: Namespace, new: Namespace, settings: IndexSettings) -> tuple[set[str], set[str]]:
+def changed_keys(
+    old: Namespace, new: Namespace, settings: IndexSettings
+) -> tuple[set[str], set[str]]:
     """(names, alias texts) whose resolution may differ between ``old`` and ``new``; casefolded."""
     names: set[str] = set()
     moved = old.uris ^ new.uris
@@ -84,7 +86,10 @@ def changed_keys(old: Namespace, new: Namespace, settings: IndexSettings) -> tup
             ordered = sorted(uris)
             reps.append(
                 folder_representatives(
-                    all_folders(ordered), ordered, settings.folder_note_names, settings.folder_note_beside
+                    all_folders(ordered),
+                    ordered,
+                    settings.folder_note_names,
+                    settings.folder_note_beside,
                 )
             )
         for folder in reps[0].keys() | reps[1].keys():
@@ -132,7 +137,9 @@ def refresh(
     new.attachments = set(attachments)
     uris = sorted(new.uris)
     folders = all_folders(uris)
-    reps = folder_representatives(folders, uris, settings.folder_note_names, settings.folder_note_beside)
+    reps = folder_representatives(
+        folders, uris, settings.folder_note_names, settings.folder_note_beside
+    )
     resolver = Resolver(uris, sorted(new.attachments), new.aliases, reps, settings.resolve_aliases)
     hier_keys = {p.casefold() for p in settings.hierarchy_properties}
 
@@ -141,7 +148,9 @@ def refresh(
         db.execute("DELETE FROM links")
         affected = set(uris)
     else:
-        affected = _affected(db, settings, resolver, set(by_uri), removed, old, new, hier_keys, known)
+        affected = _affected(
+            db, settings, resolver, set(by_uri), removed, old, new, hier_keys, known
+        )
     links: list[ResolvedLink] = []
     for note in _notes(db, sorted(affected), known):
         links.extend(resolve_note_links(note, resolver, hier_keys))
@@ -151,8 +160,18 @@ def refresh(
     db.executemany(
         "INSERT INTO links VALUES (?,?,?,?,?,?,?,?,?,?)",
         [
-            (lk.source, lk.target, lk.target_kind, lk.kind, lk.predicate, lk.subpath,
-             lk.display, lk.written, lk.line, int(lk.hierarchy))
+            (
+                lk.source,
+                lk.target,
+                lk.target_kind,
+                lk.kind,
+                lk.predicate,
+                lk.subpath,
+                lk.display,
+                lk.written,
+                lk.line,
+                int(lk.hierarchy),
+            )
             for lk in links
         ],
     )
@@ -183,7 +202,9 @@ def _affected(
         # Hub notes repeat the same targets: test each distinct text once, then let
         # SQLite find the notes that wrote one of those.
         hits = [
-            (w,) for (w,) in db.execute("SELECT DISTINCT written FROM links") if may_change(w, names, aliases)
+            (w,)
+            for (w,) in db.execute("SELECT DISTINCT written FROM links")
+            if may_change(w, names, aliases)
         ]
         db.execute("CREATE TEMP TABLE IF NOT EXISTS relink (written TEXT PRIMARY KEY)")
         db.execute("DELETE FROM relink")
@@ -196,7 +217,9 @@ def _affected(
             if source not in removed
         )
     # Ghost names that the affected notes use, before or after this update...
-    ghost_links = db.execute("SELECT source, target FROM links WHERE target_kind = 'ghost'").fetchall()
+    ghost_links = db.execute(
+        "SELECT source, target FROM links WHERE target_kind = 'ghost'"
+    ).fetchall()
     keys = {t.casefold() for s, t in ghost_links if s in affected or s in removed}
     for note in _notes(db, sorted(affected), known):
         keys.update(
@@ -206,11 +229,15 @@ def _affected(
         )
     # ...bring in every other note linking to the same ghosts, so the spelling is chosen afresh.
     affected.update(s for s, t in ghost_links if t.casefold() in keys and s not in removed)
-    resolver.restart({t.casefold(): t for s, t in ghost_links if s not in affected and s not in removed})
+    resolver.restart(
+        {t.casefold(): t for s, t in ghost_links if s not in affected and s not in removed}
+    )
     return affected
 
 
-def _notes(db: sqlite3.Connection, uris: list[str], known: dict[str, ParsedNote]) -> list[ParsedNote]:
+def _notes(
+    db: sqlite3.Connection, uris: list[str], known: dict[str, ParsedNote]
+) -> list[ParsedNote]:
     """Notes to resolve, in uri order: fresh parses, or stored ones (links only needed),
     which are added to ``known`` so a second call does not read them again."""
     stored = [u for u in uris if u not in known]
@@ -249,7 +276,8 @@ def _rewrite_nodes(
         for uri, title in db.execute("SELECT uri, title FROM notes ORDER BY uri")
     ]
     rows.extend(
-        (f, "folder", posixpath.basename(f.rstrip("/")), parents.get(f)) for f in hierarchy.virtual_folders
+        (f, "folder", posixpath.basename(f.rstrip("/")), parents.get(f))
+        for f in hierarchy.virtual_folders
     )
     known = {r[0] for r in rows}
     targets = target_nodes(

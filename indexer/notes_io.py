@@ -38,8 +38,24 @@ def note_to_row(n: ParsedNote) -> tuple[Any, ...]:
 
 
 def note_from_row(row: Sequence[Any]) -> ParsedNote:
-    (uri, path, title, body, aliases, tags, props, headings, links, created, modified, order,
-     hash_, size, mtime_ns, warnings) = row
+    (
+        uri,
+        path,
+        title,
+        body,
+        aliases,
+        tags,
+        props,
+        headings,
+        links,
+        created,
+        modified,
+        order,
+        hash_,
+        size,
+        mtime_ns,
+        warnings,
+    ) = row
     return ParsedNote(
         path=path,
         uri=uri,

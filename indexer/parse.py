@@ -68,11 +68,15 @@ PERCENT_OR_CODE_RE = re.compile(PARA_CODE_SPAN + r"|%%", re.S)
 MATH_OR_CODE_RE = re.compile(PARA_CODE_SPAN + r"|\$\$.*?\$\$", re.S)
 ESCAPE_RE = re.compile(r"\\[\\`*_{}\[\]()#+\-.!|$%<>]")
 WIKILINK_RE = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
-MDLINK_RE = re.compile(r"(!?)\[([^\[\]\n]*)\]\(\s*(<[^>\n]+>|[^\s()]+(?:\([^\s()]*\)[^\s()]*)*)(?:\s+\"[^\"\n]*\")?\s*\)")
+MDLINK_RE = re.compile(
+    r"(!?)\[([^\[\]\n]*)\]\(\s*(<[^>\n]+>|[^\s()]+(?:\([^\s()]*\)[^\s()]*)*)(?:\s+\"[^\"\n]*\")?\s*\)"
+)
 TAG_RE = re.compile(r"(?:^|(?<=\s))#([^\W][\w/\-]*|[\w/\-]*[^\W\d][\w/\-]*)", re.U)
 # Dataview inline fields: a whole line "key:: value", or "[key:: value]" / "(key:: value)".
 LINE_FIELD_RE = re.compile(r"^[ \t>]*(?:[-*+][ \t]+)?([^\W\d][\w \-]{0,60}?)::[ \t]*(.*)$", re.M)
-BRACKET_FIELD_RE = re.compile(r"[\[(]([^\W\d][\w \-]{0,60}?)::\s*((?:\[\[[^\]\n]*\]\]|[^\])\n])*)[\])]")
+BRACKET_FIELD_RE = re.compile(
+    r"[\[(]([^\W\d][\w \-]{0,60}?)::\s*((?:\[\[[^\]\n]*\]\]|[^\])\n])*)[\])]"
+)
 SCHEME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")
 BLOCK_TOKENS_WITH_TEXT = {"inline"}
 
@@ -154,7 +158,9 @@ def parse_note(
     meta, body = split_front_matter(text, path, warnings)
     uri = note_uri(path)
     stem = uri.rsplit("/", 1)[-1]
-    title = meta.get("title") if isinstance(meta.get("title"), str) and meta["title"].strip() else stem
+    title = (
+        meta.get("title") if isinstance(meta.get("title"), str) and meta["title"].strip() else stem
+    )
     note = ParsedNote(
         path=path,
         uri=uri,

@@ -32,7 +32,47 @@ import posixpath
 from dataclasses import dataclass
 
 ATTACHMENT_EXTENSIONS = frozenset(
-    ["png", "jpg", "jpeg", "gif", "bmp", "svg", "webp", "avif", "tif", "tiff", "ico", "heic", "mp3", "wav", "m4a", "ogg", "flac", "webm", "3gp", "mp4", "mov", "mkv", "ogv", "avi", "pdf", "canvas", "base", "excalidraw", "csv", "json", "txt", "doc", "docx", "xls", "xlsx", "ppt", "pptx", "zip", "epub"]
+    [
+        "png",
+        "jpg",
+        "jpeg",
+        "gif",
+        "bmp",
+        "svg",
+        "webp",
+        "avif",
+        "tif",
+        "tiff",
+        "ico",
+        "heic",
+        "mp3",
+        "wav",
+        "m4a",
+        "ogg",
+        "flac",
+        "webm",
+        "3gp",
+        "mp4",
+        "mov",
+        "mkv",
+        "ogv",
+        "avi",
+        "pdf",
+        "canvas",
+        "base",
+        "excalidraw",
+        "csv",
+        "json",
+        "txt",
+        "doc",
+        "docx",
+        "xls",
+        "xlsx",
+        "ppt",
+        "pptx",
+        "zip",
+        "epub",
+    ]
 )
 
 

@@ -175,7 +175,9 @@ def scan_vault(
         if not _utf8(entry.name):
             # The index, links and uris are text: a name that is not UTF-8 cannot be one.
             shown = child.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-            result.warnings.append(f"{shown}: name is not valid UTF-8; skipped (rename it to index it)")
+            result.warnings.append(
+                f"{shown}: name is not valid UTF-8; skipped (rename it to index it)"
+            )
             return
         try:
             is_dir = entry.is_dir()  # follows symlinks

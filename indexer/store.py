@@ -175,7 +175,9 @@ class GenerationWriter:
         _fsync_dir(self.index_dir)
         manifest = dict(manifest, generation=self.name, schema=SCHEMA_VERSION)
         write_json_atomic(self.index_dir / MANIFEST, manifest)
-        cleanup_generations(self.index_dir, keep={self.name, (self.previous or {}).get("generation")})
+        cleanup_generations(
+            self.index_dir, keep={self.name, (self.previous or {}).get("generation")}
+        )
         return final
 
     def abort(self) -> None:

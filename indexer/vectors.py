@@ -51,13 +51,17 @@ class VectorIndex:
         """(ids, vectors) as numpy arrays: brute force over them beats FAISS for one query."""
         if self._matrix is None:
             flat = faiss.downcast_index(self.index.index)
-            vecs = faiss.rev_swig_ptr(flat.get_xb(), len(self) * self.dim).reshape(len(self), self.dim)
+            vecs = faiss.rev_swig_ptr(flat.get_xb(), len(self) * self.dim).reshape(
+                len(self), self.dim
+            )
             self._matrix = (self.ids(), np.array(vecs, dtype=np.float32))
         return self._matrix
 
     def get(self, ids: list[int]) -> np.ndarray:
-        return np.stack([self.index.reconstruct(int(i)) for i in ids]) if ids else np.zeros(
-            (0, self.dim), dtype=np.float32
+        return (
+            np.stack([self.index.reconstruct(int(i)) for i in ids])
+            if ids
+            else np.zeros((0, self.dim), dtype=np.float32)
         )
 
     def search(self, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:

@@ -176,9 +176,7 @@ def answer_step(model: llm.Model, record: dict[str, Any], options: dict[str, Any
     return finished(answer(model, record, options))
 
 
-def answer(
-    model: llm.Model, record: dict[str, Any], options: dict[str, Any]
-) -> dict[str, Any]:
+def answer(model: llm.Model, record: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
     """Add the model's answer (or summary) to a retrieved record."""
     from graphrag.answer.prompts import Prompt
 

@@ -72,8 +72,10 @@ def format_stats(s: IndexStats) -> str:
     if s.full_reason:
         lines.insert(1, f"  full re-index: {s.full_reason}")
     if s.templates_excluded:
-        lines.append(f"  templates folder not indexed: {', '.join(s.templates_excluded)} "
-                     "(index.exclude_templates)")
+        lines.append(
+            f"  templates folder not indexed: {', '.join(s.templates_excluded)} "
+            "(index.exclude_templates)"
+        )
     for line in s.leftovers_removed:  # what a killed run had left in the index folder
         lines.append(f"  cleaned up: {line}")
     if s.warnings:

@@ -147,4 +147,3 @@ def _from_env(env: Mapping[str, str]) -> dict[str, dict[str, Any]]:
         section, _, name = key[len(ENV_PREFIX) :].lower().partition("__")
         out.setdefault(section, {})[name] = value
     return out
-

@@ -14,7 +14,11 @@ class ServerSettings:
     host: str = "127.0.0.1"
     port: int = 8765
     token: str = ""
-    cors_origins: tuple[str, ...] = ("app://obsidian.md", "capacitor://localhost", "http://localhost")
+    cors_origins: tuple[str, ...] = (
+        "app://obsidian.md",
+        "capacitor://localhost",
+        "http://localhost",
+    )
     allowed_hosts: tuple[str, ...] = ()
     max_body_bytes: int = 65536
     watch: bool = True

@@ -117,7 +117,6 @@ class RandomSelector:
         chosen.extend(rest if len(rest) <= need else self.rng.sample(rest, need))
         return sorted(chosen)
 
-
     def pick_objects(
         self, source: str, objects: Sequence[str], k: int, eligible: Eligible
     ) -> list[int]:

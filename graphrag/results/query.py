@@ -145,5 +145,3 @@ class QueryResult:
         if self.skipped is not None:
             out["skipped"] = [s.to_json() for s in self.skipped]
         return out
-
-

@@ -91,8 +91,10 @@ def build_mcp_server(rag: VaultRAG) -> MCPServer:
         text: Annotated[str, Field(min_length=1, description="Words or a phrase to find.")],
         mode: Annotated[
             RankedMode,
-            Field(description="semantic: by meaning; lexical: by words; hybrid: both fused; "
-                  "hierarchical: relevant folders/tags/hubs first."),
+            Field(
+                description="semantic: by meaning; lexical: by words; hybrid: both fused; "
+                "hierarchical: relevant folders/tags/hubs first."
+            ),
         ] = "hybrid",
         top_k: Annotated[int | None, Field(ge=1, le=100, description="How many notes.")] = None,
     ) -> dict[str, Any]:

@@ -455,7 +455,9 @@ def _load(corpus: Corpus, language: str, path: Path) -> LexicalIndex | None:
 
 def _save(corpus: Corpus, index: LexicalIndex, path: Path) -> None:
     terms = index.vocab.first(index.terms)
-    saved = lexical_file.Saved(terms, index.indptr, index.docs, index.tfs, index.lengths, index.keys)
+    saved = lexical_file.Saved(
+        terms, index.indptr, index.docs, index.tfs, index.lengths, index.keys
+    )
     lexical_file.write(path, {**index.tokenizer, "notes": len(index)}, saved)
 
 

@@ -106,7 +106,9 @@ class NameIndex:
         """Up to ``n`` uris whose title or uri is closest to ``query``."""
         folded = query.casefold()
         out: list[str] = []
-        for key in difflib.get_close_matches(folded, self.shortlist(folded), n=n * 2, cutoff=cutoff):
+        for key in difflib.get_close_matches(
+            folded, self.shortlist(folded), n=n * 2, cutoff=cutoff
+        ):
             if self.names[key] not in out:
                 out.append(self.names[key])
         return out[:n]

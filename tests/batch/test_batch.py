@@ -27,10 +27,17 @@ from tests.support.llm_fakes import (
 
 VAULT = ROOT / "sample_vault"
 NOTES = [
-    "Spring Box", "Shepherd's Hut", "Gamsjoch Hut", "Jakob Steiner", "Dairy/Cheese Making/Brine", "Goat Herd",
-    "Pressing", "Renneting", "Upper Pasture", "Käsekeller",
+    "Spring Box",
+    "Shepherd's Hut",
+    "Gamsjoch Hut",
+    "Jakob Steiner",
+    "Dairy/Cheese Making/Brine",
+    "Goat Herd",
+    "Pressing",
+    "Renneting",
+    "Upper Pasture",
+    "Käsekeller",
 ]
-
 
 
 def write_lines(path: Path, rows: list[Any]) -> Path:
@@ -57,11 +64,16 @@ def run(*args: str) -> tuple[int, str, str]:
 
 # -- contexts and prompts --------------------------------------------------------------
 def test_each_line_holds_id_context_prompt_and_timing(rag: VaultRAG, tmp_path: Path) -> None:
-    items = read_items(write_lines(tmp_path / "in.jsonl", [
-        {"id": "q1", "query": "Who built the lid of the spring box?"},
-        {"id": 7, "note": "Spring Box"},
-        {"id": "f", "note": "Pressing", "question": "How salty?"},
-    ]))
+    items = read_items(
+        write_lines(
+            tmp_path / "in.jsonl",
+            [
+                {"id": "q1", "query": "Who built the lid of the spring box?"},
+                {"id": 7, "note": "Spring Box"},
+                {"id": "f", "note": "Pressing", "question": "How salty?"},
+            ],
+        )
+    )
     out = tmp_path / "out.jsonl"
     stats = run_batch(rag, items, out, seed=3)
     assert (stats.done, stats.errors, stats.skipped) == (3, 0, 0)
@@ -90,14 +102,18 @@ def test_each_line_holds_id_context_prompt_and_timing(rag: VaultRAG, tmp_path: P
 
 def test_answers_and_summaries_come_from_the_model(rag: VaultRAG, tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
-    items = [Item("a", 1, "query", "Where does the water come from?"),
-             Item("b", 2, "summarise", "Spring Box")]
+    items = [
+        Item("a", 1, "query", "Where does the water come from?"),
+        Item("b", 2, "summarise", "Spring Box"),
+    ]
     stats = run_batch(rag, items, out, model="echo", seed=4, model_workers=2)
     assert stats.model == "echo" and stats.errors == 0
     by_id = {r["id"]: r for r in records(out)}
     got = echoed(by_id["a"]["answer"])
-    assert (got["system"], got["prompt"]) == (by_id["a"]["prompt"]["system"],
-                                              by_id["a"]["prompt"]["prompt"])
+    assert (got["system"], got["prompt"]) == (
+        by_id["a"]["prompt"]["system"],
+        by_id["a"]["prompt"]["prompt"],
+    )
     summary = echoed(by_id["b"]["summary"])
     limit = rag.settings.llm.focus_list_limit
     expected = summary_prompt(focus_context(rag.focus("Spring Box", seed=4), limit))
@@ -110,26 +126,38 @@ def test_focus_lines_need_a_question_for_a_model(rag: VaultRAG, tmp_path: Path) 
     out = tmp_path / "out.jsonl"
     stats = run_batch(rag, [Item(1, 1, "focus", "Pressing")], out, model="echo")
     (rec,) = records(out)
-    assert stats.errors == 1 and "needs a \"question\"" in rec["error"] and len(CALLS) == 0
+    assert stats.errors == 1 and 'needs a "question"' in rec["error"] and len(CALLS) == 0
 
 
 # -- bad input -------------------------------------------------------------------------
 def test_malformed_lines_are_reported_by_line_number_and_the_rest_run(
     index_dir: Path, tmp_path: Path, fake_model: None
 ) -> None:
-    source = write_lines(tmp_path / "in.jsonl", [
-        {"id": 1, "note": "Spring Box"},
-        "{not json",
-        {"note": "Brine"},
-        "",
-        {"id": 4, "note": "No Such Note At All"},
-        {"id": 5, "query": "x", "note": "y"},
-        {"id": 1, "note": "Brine"},
-        {"id": 6, "query": "Which goats?"},
-    ])
+    source = write_lines(
+        tmp_path / "in.jsonl",
+        [
+            {"id": 1, "note": "Spring Box"},
+            "{not json",
+            {"note": "Brine"},
+            "",
+            {"id": 4, "note": "No Such Note At All"},
+            {"id": 5, "query": "x", "note": "y"},
+            {"id": 1, "note": "Brine"},
+            {"id": 6, "query": "Which goats?"},
+        ],
+    )
     out = tmp_path / "out.jsonl"
-    code, _, err = run("batch", str(source), "--vault", str(VAULT), "--index-dir",
-                       str(index_dir), "--out", str(out), "--no-progress")
+    code, _, err = run(
+        "batch",
+        str(source),
+        "--vault",
+        str(VAULT),
+        "--index-dir",
+        str(index_dir),
+        "--out",
+        str(out),
+        "--no-progress",
+    )
     assert code == 0, err
     rows = records(out)
     errors = {r["line"]: r["error"] for r in rows if r["error"]}
@@ -160,8 +188,18 @@ def test_unknown_model_stops_before_anything_runs(
     index_dir: Path, tmp_path: Path, fake_model: None
 ) -> None:
     out = tmp_path / "out.jsonl"
-    code, _, err = run("batch", str(note_input(tmp_path)), "--vault", str(VAULT), "--index-dir",
-                       str(index_dir), "--out", str(out), "-m", "nope")
+    code, _, err = run(
+        "batch",
+        str(note_input(tmp_path)),
+        "--vault",
+        str(VAULT),
+        "--index-dir",
+        str(index_dir),
+        "--out",
+        str(out),
+        "-m",
+        "nope",
+    )
     assert code != 0 and "llm knows no model named 'nope'" in err and not out.exists()
 
 
@@ -236,8 +274,17 @@ def test_cli_interrupted_exits_130_and_says_how_to_continue(
 
     monkeypatch.setattr(graphrag.cli.llm, "run_batch", interrupted)
     out = tmp_path / "out.jsonl"
-    args = ["batch", str(note_input(tmp_path)), "--vault", str(VAULT), "--index-dir",
-            str(index_dir), "--out", str(out), "--no-progress"]
+    args = [
+        "batch",
+        str(note_input(tmp_path)),
+        "--vault",
+        str(VAULT),
+        "--index-dir",
+        str(index_dir),
+        "--out",
+        str(out),
+        "--no-progress",
+    ]
     code, _, err = run(*args)
     assert code == 130 and "interrupted" in err and "run again" in err
     monkeypatch.setattr(graphrag.cli.llm, "run_batch", real)
@@ -252,8 +299,9 @@ def test_retry_errors_runs_failed_items_again(rag: VaultRAG, tmp_path: Path) -> 
     run_batch(rag, items, out, model="test-spy")
     assert run_batch(rag, items, out, model="test-spy").skipped == 2  # errors count as done
     calls = len(CALLS)
-    stats = run_batch(rag, [Item(1, 1, "query", "Spring?"), items[1]], out, model="test-spy",
-                      retry_errors=True)
+    stats = run_batch(
+        rag, [Item(1, 1, "query", "Spring?"), items[1]], out, model="test-spy", retry_errors=True
+    )
     assert (stats.done, stats.skipped, len(CALLS) - calls) == (1, 1, 1)
     rows = records(out)
     assert [r["id"] for r in rows] == [2, 1] and rows[1]["error"] is None
@@ -317,9 +365,22 @@ def test_cli_summarises_a_folder_with_a_model(
     index_dir: Path, tmp_path: Path, fake_model: None
 ) -> None:
     out = tmp_path / "sums.jsonl"
-    code, _, err = run("batch", "--folder", "Places/Huts", "--vault", str(VAULT), "--index-dir",
-                       str(index_dir), "--out", str(out), "-m", "echo", "--workers", "2",
-                       "--progress")
+    code, _, err = run(
+        "batch",
+        "--folder",
+        "Places/Huts",
+        "--vault",
+        str(VAULT),
+        "--index-dir",
+        str(index_dir),
+        "--out",
+        str(out),
+        "-m",
+        "echo",
+        "--workers",
+        "2",
+        "--progress",
+    )
     assert code == 0, err
     rows = records(out)
     assert rows and all(r["mode"] == "summarise" and r["error"] is None for r in rows)
@@ -329,8 +390,16 @@ def test_cli_summarises_a_folder_with_a_model(
 
 
 def test_cli_rejects_input_and_folder_together(index_dir: Path, tmp_path: Path) -> None:
-    code, _, err = run("batch", str(note_input(tmp_path)), "--folder", "x", "--vault", str(VAULT),
-                       "--out", str(tmp_path / "o.jsonl"))
+    code, _, err = run(
+        "batch",
+        str(note_input(tmp_path)),
+        "--folder",
+        "x",
+        "--vault",
+        str(VAULT),
+        "--out",
+        str(tmp_path / "o.jsonl"),
+    )
     assert code == 2 and "not both" in err
 
 
@@ -349,8 +418,16 @@ def test_example_summarise_folder_writes_one_markdown_file(
     index_dir: Path, tmp_path: Path, fake_model: None
 ) -> None:
     out = tmp_path / "huts.md"
-    argv = [str(VAULT), "Places/Huts", "-m", "test-spy", "--out", str(out),
-            "--index-dir", str(index_dir)]
+    argv = [
+        str(VAULT),
+        "Places/Huts",
+        "-m",
+        "test-spy",
+        "--out",
+        str(out),
+        "--index-dir",
+        str(index_dir),
+    ]
     load_example("summarise_folder").main(argv)
     text = out.read_text(encoding="utf-8")
     rag = VaultRAG.open(VAULT, index_dir=index_dir, embedder=HashEmbedder(), update=False)
@@ -370,13 +447,23 @@ def test_example_questions_to_csv(index_dir: Path, tmp_path: Path, fake_model: N
     questions.write_text("Where does the hut's water come from?\n\nWho repairs the roof?\n")
     out = tmp_path / "answers.csv"
     load_example("questions_to_csv").main(
-        [str(VAULT), str(questions), "-m", "test-stream", "--out", str(out),
-         "--index-dir", str(index_dir)]
+        [
+            str(VAULT),
+            str(questions),
+            "-m",
+            "test-stream",
+            "--out",
+            str(out),
+            "--index-dir",
+            str(index_dir),
+        ]
     )
     with open(out, newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
-    assert [r["question"] for r in rows] == ["Where does the hut's water come from?",
-                                             "Who repairs the roof?"]
+    assert [r["question"] for r in rows] == [
+        "Where does the hut's water come from?",
+        "Who repairs the roof?",
+    ]
     for row in rows:
         assert row["answer"] == "The spring feeds the trough ([[Places/Huts/Spring Box]])."
         assert row["sources"].startswith("[[") and row["error"] == ""
@@ -388,8 +475,17 @@ def test_example_questions_to_csv(index_dir: Path, tmp_path: Path, fake_model: N
 def test_nothing_to_do_and_unwritable_output_are_clear_errors(
     rag: VaultRAG, index_dir: Path, tmp_path: Path, fake_model: None
 ) -> None:
-    code, _, err = run("batch", "--folder", "No/Such/Folder", "--vault", str(VAULT),
-                       "--index-dir", str(index_dir), "--out", str(tmp_path / "o.jsonl"))
+    code, _, err = run(
+        "batch",
+        "--folder",
+        "No/Such/Folder",
+        "--vault",
+        str(VAULT),
+        "--index-dir",
+        str(index_dir),
+        "--out",
+        str(tmp_path / "o.jsonl"),
+    )
     assert code == 1 and "nothing to do: no items in --folder/--tag" in err
     with pytest.raises(BatchError, match="cannot write the output file"):
         run_batch(rag, [Item(1, 1, "focus", "Pressing")], tmp_path / "missing" / "o.jsonl")

@@ -17,7 +17,9 @@ def dead_pid() -> int:
 
 
 def test_index_summary_names_the_templates_folder(
-    sample_vault: Path, tmp_path: Path, fake_model: list  # noqa: F811
+    sample_vault: Path,
+    tmp_path: Path,
+    fake_model: list,  # noqa: F811
 ) -> None:
     write(sample_vault, ".obsidian/templates.json", '{"folder": "Templates"}')
     code, out, err = run("index", str(sample_vault), "--index-dir", str(tmp_path / "idx"))
@@ -27,7 +29,9 @@ def test_index_summary_names_the_templates_folder(
 
 
 def test_index_summary_reports_leftovers_it_removed(
-    sample_vault: Path, tmp_path: Path, fake_model: list  # noqa: F811
+    sample_vault: Path,
+    tmp_path: Path,
+    fake_model: list,  # noqa: F811
 ) -> None:
     index_dir = tmp_path / "idx"
     assert run("index", str(sample_vault), "--index-dir", str(index_dir))[0] == 0
@@ -37,6 +41,8 @@ def test_index_summary_reports_leftovers_it_removed(
     code, out, err = run("index", str(sample_vault), "--index-dir", str(index_dir))
     assert code == 0, out + err
     assert out.startswith("index up to date")
-    assert (f"cleaned up: {index_dir / f'.gen-000002.tmp-{pid}'}: left by an interrupted run "
-            f"(process {pid}); removed") in out
+    assert (
+        f"cleaned up: {index_dir / f'.gen-000002.tmp-{pid}'}: left by an interrupted run "
+        f"(process {pid}); removed"
+    ) in out
     assert not (index_dir / f".manifest.json.{pid}.tmp").exists()

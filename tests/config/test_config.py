@@ -109,8 +109,11 @@ def test_invalid_toml_and_missing_file(tmp_path: Path) -> None:
 
 def test_a_file_overrides_only_what_it_names(tmp_path: Path) -> None:
     settings = load_settings(
-        _toml(tmp_path, "[index]\nchunk_tokens = 128\nexclude = ['Templates/*']\n"
-                        "[focus.relation_weights]\nParent = 7.0\n"),
+        _toml(
+            tmp_path,
+            "[index]\nchunk_tokens = 128\nexclude = ['Templates/*']\n"
+            "[focus.relation_weights]\nParent = 7.0\n",
+        ),
         env={},
     )
     assert settings.index.chunk_tokens == 128
@@ -163,7 +166,9 @@ def test_precedence_file_then_environment_then_overrides(tmp_path: Path) -> None
 
 
 def test_index_config_carries_the_indexing_sections() -> None:
-    settings = load_settings(env={"VAULTRAG_INDEX__CHUNK_TOKENS": "99", "VAULTRAG_EMBEDDING__BATCH_SIZE": "8"})
+    settings = load_settings(
+        env={"VAULTRAG_INDEX__CHUNK_TOKENS": "99", "VAULTRAG_EMBEDDING__BATCH_SIZE": "8"}
+    )
     config = settings.index_config
     assert isinstance(config, IndexConfig)
     assert (config.index.chunk_tokens, config.embedding.batch_size) == (99, 8)

@@ -19,22 +19,33 @@ from tests.support.files import write
 
 
 def index(vault: Path, index_dir: Path, **kwargs: object):
-    return build_index(vault, index_dir, embedder=kwargs.pop("embedder", None) or HashEmbedder(),
-                       **kwargs)  # type: ignore[arg-type]
+    return build_index(
+        vault, index_dir, embedder=kwargs.pop("embedder", None) or HashEmbedder(), **kwargs
+    )  # type: ignore[arg-type]
 
 
 def test_non_utf8_file_is_indexed_with_a_warning(sample_vault: Path, tmp_path: Path) -> None:
-    write(sample_vault, "Old/Latin1 Note.md", b"# Caf\xe9 Pradella\n\nPrices in the caf\xe9 [[Home]]\n")
+    write(
+        sample_vault,
+        "Old/Latin1 Note.md",
+        b"# Caf\xe9 Pradella\n\nPrices in the caf\xe9 [[Home]]\n",
+    )
     stats = index(sample_vault, tmp_path / "idx")
-    assert "Old/Latin1 Note.md: not valid UTF-8 (byte 5); decoded with replacement" in stats.warnings
+    assert (
+        "Old/Latin1 Note.md: not valid UTF-8 (byte 5); decoded with replacement" in stats.warnings
+    )
     snap = load_index(tmp_path / "idx")
     assert "Caf\ufffd Pradella" in snap.body("Old/Latin1 Note")
     assert snap.graph.has_edge("Old/Latin1 Note", "Home")
     assert snap.chunks_of("Old/Latin1 Note")
 
 
-@pytest.mark.skipif(sys.platform != "linux", reason="needs a file system that takes any bytes as a name")
-def test_names_that_are_not_utf8_are_skipped_with_a_warning(sample_vault: Path, tmp_path: Path) -> None:
+@pytest.mark.skipif(
+    sys.platform != "linux", reason="needs a file system that takes any bytes as a name"
+)
+def test_names_that_are_not_utf8_are_skipped_with_a_warning(
+    sample_vault: Path, tmp_path: Path
+) -> None:
     root = os.fsencode(sample_vault)
     with open(os.path.join(root, b"caf\xe9.md"), "wb") as fh:
         fh.write(b"A note whose name is Latin-1. [[Home]]\n")
@@ -43,7 +54,9 @@ def test_names_that_are_not_utf8_are_skipped_with_a_warning(sample_vault: Path, 
         fh.write(b"In a folder whose name is Latin-1.\n")
     stats = index(sample_vault, tmp_path / "idx")
     assert "caf\\xe9.md: name is not valid UTF-8; skipped (rename it to index it)" in stats.warnings
-    assert "Ordner \\xfc: name is not valid UTF-8; skipped (rename it to index it)" in stats.warnings
+    assert (
+        "Ordner \\xfc: name is not valid UTF-8; skipped (rename it to index it)" in stats.warnings
+    )
     assert stats.notes == 37  # the sample vault, whole, and nothing else
     assert load_index(tmp_path / "idx").note_row("Home") is not None
 
@@ -190,7 +203,9 @@ def test_the_vault_is_never_written_to(sample_vault: Path, tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize("content", ["{not json", "", '{"no": "generation"}', "[1, 2]"])
-def test_corrupt_manifest_leads_to_a_rebuild(sample_vault: Path, tmp_path: Path, content: str) -> None:
+def test_corrupt_manifest_leads_to_a_rebuild(
+    sample_vault: Path, tmp_path: Path, content: str
+) -> None:
     index_dir = tmp_path / "idx"
     index(sample_vault, index_dir)
     (index_dir / MANIFEST).write_text(content)
@@ -200,11 +215,15 @@ def test_corrupt_manifest_leads_to_a_rebuild(sample_vault: Path, tmp_path: Path,
     assert len(embedder.texts) == stats.chunks == 77
     snap = load_index(index_dir)
     assert snap.manifest["counts"]["notes"] == 37
-    assert sorted(p.name for p in index_dir.iterdir() if p.name.startswith("gen-")) == ["gen-000001"]
+    assert sorted(p.name for p in index_dir.iterdir() if p.name.startswith("gen-")) == [
+        "gen-000001"
+    ]
 
 
 @pytest.mark.parametrize("damage", ["generation deleted", "sqlite garbage"])
-def test_damaged_generation_leads_to_a_rebuild(sample_vault: Path, tmp_path: Path, damage: str) -> None:
+def test_damaged_generation_leads_to_a_rebuild(
+    sample_vault: Path, tmp_path: Path, damage: str
+) -> None:
     index_dir = tmp_path / "idx"
     index(sample_vault, index_dir)
     if damage == "generation deleted":

@@ -66,7 +66,10 @@ def test_no_change_embeds_nothing(indexed: Path, index_dir: Path, parse_calls: l
     assert embedder.calls == 0 and embedder.texts == []
     assert parse_calls == []
     assert (stats.notes, stats.chunks, stats.chunks_embedded, stats.chunks_reused) == (
-        37, SAMPLE_CHUNKS, 0, SAMPLE_CHUNKS
+        37,
+        SAMPLE_CHUNKS,
+        0,
+        SAMPLE_CHUNKS,
     )
     assert stats.unchanged == 37 and stats.added == stats.changed == stats.removed == 0
     assert generation(index_dir) == "gen-000001"
@@ -80,7 +83,9 @@ def test_touching_a_file_reparses_nothing_and_is_not_read_again(
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
     hashed: list[int] = []
     original = indexer.build.content_hash
-    monkeypatch.setattr(indexer.build, "content_hash", lambda data: hashed.append(1) or original(data))
+    monkeypatch.setattr(
+        indexer.build, "content_hash", lambda data: hashed.append(1) or original(data)
+    )
     stats, embedder = reindex(indexed, index_dir)
     assert parse_calls == [] and embedder.texts == [] and len(hashed) == 1
     assert not stats.up_to_date and stats.changed == 0 and stats.unchanged == 37
@@ -96,10 +101,14 @@ def test_editing_one_paragraph_re_embeds_only_that_chunk(
     indexed: Path, index_dir: Path, parse_calls: list[str]
 ) -> None:
     path = indexed / "Places/Käsekeller.md"
-    before = {c.heading_path: c.vec_id for c in load_index(index_dir).chunks_of("Places/Käsekeller")}
+    before = {
+        c.heading_path: c.vec_id for c in load_index(index_dir).chunks_of("Places/Käsekeller")
+    }
     text = path.read_text()
     assert "Young wheels are turned every day" in text
-    path.write_text(text.replace("Young wheels are turned every day", "Young wheels are flipped daily"))
+    path.write_text(
+        text.replace("Young wheels are turned every day", "Young wheels are flipped daily")
+    )
     stats, embedder = reindex(indexed, index_dir)
     assert parse_calls == ["Places/Käsekeller.md"]
     assert len(embedder.texts) == 1
@@ -115,7 +124,9 @@ def test_editing_one_paragraph_re_embeds_only_that_chunk(
     assert "flipped daily" in snapshot.body("Places/Käsekeller")
 
 
-def test_adding_a_note_embeds_only_it_and_resolves_old_links(indexed: Path, index_dir: Path) -> None:
+def test_adding_a_note_embeds_only_it_and_resolves_old_links(
+    indexed: Path, index_dir: Path
+) -> None:
     assert load_index(index_dir).graph.nodes["Cheese Shop"]["kind"] == "ghost"
     write(indexed, "Projects/Cheese Shop.md", "# Cheese Shop\n\nA shop on the ground floor.\n")
     stats, embedder = reindex(indexed, index_dir)
@@ -138,7 +149,9 @@ def test_deleting_a_note_removes_its_rows_and_vectors(indexed: Path, index_dir: 
     snap = load_index(index_dir)
     db = snap.db
     assert db.execute("SELECT COUNT(*) FROM notes WHERE uri = 'People/Lena Fux'").fetchone()[0] == 0
-    assert db.execute("SELECT COUNT(*) FROM chunks WHERE uri = 'People/Lena Fux'").fetchone()[0] == 0
+    assert (
+        db.execute("SELECT COUNT(*) FROM chunks WHERE uri = 'People/Lena Fux'").fetchone()[0] == 0
+    )
     assert db.execute("SELECT COUNT(*) FROM files WHERE path LIKE '%Lena Fux%'").fetchone()[0] == 0
     assert not gone & set(snap.vectors.ids().tolist())
     assert len(snap.vectors) == SAMPLE_CHUNKS - len(gone)

@@ -16,16 +16,54 @@ from indexer.graphbuild import build_graph
 from indexer.parse import ParsedNote, parse_note
 
 # Names as vaults have them: words, spaces, unicode, odd punctuation, nested folders.
-NAME = st.text(
-    alphabet=st.sampled_from(list("abcXYZ019 _-.'()&é日🐐~#^|%")), min_size=1, max_size=12
-).map(str.strip).filter(lambda s: s not in ("", ".", ".."))
+NAME = (
+    st.text(alphabet=st.sampled_from(list("abcXYZ019 _-.'()&é日🐐~#^|%")), min_size=1, max_size=12)
+    .map(str.strip)
+    .filter(lambda s: s not in ("", ".", ".."))
+)
 PATH = st.lists(NAME, min_size=1, max_size=3).map(lambda parts: "/".join(parts))
 NASTY = st.sampled_from(
-    ["\x00", "\x01", "\x7f", "\r\n", "\r", "\ufeff", "\u200b", "\u2028", "\t", "\\", "`", "$", "%%",
-     "<!--", "-->", "|", "#", "^", "!", "[[", "]]", "](", ")", "::", "%00", "%20", "%", "\ud7ff"]
+    [
+        "\x00",
+        "\x01",
+        "\x7f",
+        "\r\n",
+        "\r",
+        "\ufeff",
+        "\u200b",
+        "\u2028",
+        "\t",
+        "\\",
+        "`",
+        "$",
+        "%%",
+        "<!--",
+        "-->",
+        "|",
+        "#",
+        "^",
+        "!",
+        "[[",
+        "]]",
+        "](",
+        ")",
+        "::",
+        "%00",
+        "%20",
+        "%",
+        "\ud7ff",
+    ]
 )
-TARGET = st.one_of(PATH, NAME.map(lambda n: n + ".md"), NAME.map(lambda n: n + ".png"),
-                   st.text(max_size=8), NASTY, st.just(".md"), st.just("/"), st.just("../" * 3))
+TARGET = st.one_of(
+    PATH,
+    NAME.map(lambda n: n + ".md"),
+    NAME.map(lambda n: n + ".png"),
+    st.text(max_size=8),
+    NASTY,
+    st.just(".md"),
+    st.just("/"),
+    st.just("../" * 3),
+)
 
 
 def _wikilink(draw: st.DrawFn) -> str:
@@ -68,10 +106,18 @@ def fragments(draw: st.DrawFn) -> str:
 
 
 YAML_VALUE = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=10),
-              st.sampled_from(["[[Home]]", '"[[a|b]]"', "2023-02-30", "{{date}}", ".nan", "~"])),
-    lambda inner: st.one_of(st.lists(inner, max_size=3),
-                            st.dictionaries(st.text(alphabet="abxy", max_size=3), inner, max_size=3)),
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(),
+        st.floats(),
+        st.text(max_size=10),
+        st.sampled_from(["[[Home]]", '"[[a|b]]"', "2023-02-30", "{{date}}", ".nan", "~"]),
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(st.text(alphabet="abxy", max_size=3), inner, max_size=3),
+    ),
     max_leaves=6,
 )
 
@@ -93,8 +139,22 @@ def front_matter(draw: st.DrawFn) -> str:
         return ""
     if kind == 1:  # arbitrary text between the fences: often not YAML at all
         return f"---\n{draw(st.text(max_size=40))}\n---\n"
-    keys = st.sampled_from(["title", "tags", "tag", "aliases", "alias", "up", "parent", "created",
-                            "date", "order", "author", "x"])
+    keys = st.sampled_from(
+        [
+            "title",
+            "tags",
+            "tag",
+            "aliases",
+            "alias",
+            "up",
+            "parent",
+            "created",
+            "date",
+            "order",
+            "author",
+            "x",
+        ]
+    )
     props = draw(st.dictionaries(keys, YAML_VALUE, max_size=5))
     body = "".join(f"{k}: {_yaml(v)}\n" for k, v in props.items())
     if kind == 3:  # a list, a scalar or a broken document instead of a mapping

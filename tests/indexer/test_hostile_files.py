@@ -87,7 +87,9 @@ def test_a_note_that_becomes_a_fifo_after_the_scan_is_not_waited_on(
     assert stats.notes == 36
 
 
-def test_a_note_over_the_size_limit_is_cut_with_a_warning(sample_vault: Path, tmp_path: Path) -> None:
+def test_a_note_over_the_size_limit_is_cut_with_a_warning(
+    sample_vault: Path, tmp_path: Path
+) -> None:
     limit = max(p.stat().st_size for p in sample_vault.rglob("*.md")) + 100
     lines = [f"Line {i} of the log. [[Home]]\n" for i in range(limit // 10)]
     big = "".join(lines).encode()
@@ -155,7 +157,7 @@ def test_silent_inputs_get_warnings_naming_the_file(sample_vault: Path, tmp_path
     stats = index(sample_vault, tmp_path / "idx")
     expected = [
         "List Front Matter.md: front matter is a YAML list, not key: value properties; ignored",
-        "Odd Tags.md: tags: ignored null, {\"x\": \"y\"}, '1' (a tag is text with a letter in it)",
+        'Odd Tags.md: tags: ignored null, {"x": "y"}, \'1\' (a tag is text with a letter in it)',
         "Nul.md: 1 NUL byte(s) removed",
         "Ghost Links.md: line 1: link to '\\x00.md' ignored (its target has a control character)",
         "Ghost Links.md: line 1: link to '.md' ignored (its target names no note)",
@@ -172,9 +174,10 @@ def test_silent_inputs_get_warnings_naming_the_file(sample_vault: Path, tmp_path
     snap.close()
     report = diagnose(sample_vault)
     assert all(link["target"].isprintable() for link in report.unresolved_links)
-    assert {"path": "List Front Matter.md",
-            "reason": "front matter is a YAML list, not key: value properties; ignored"
-            } in report.invalid_front_matter
+    assert {
+        "path": "List Front Matter.md",
+        "reason": "front matter is a YAML list, not key: value properties; ignored",
+    } in report.invalid_front_matter
 
 
 # -- issue 14: the templates folder ------------------------------------------------------------
@@ -194,7 +197,9 @@ def test_the_templates_folder_is_excluded_and_said(
     write(sample_vault, settings_file, content)
     write(sample_vault, "Templates/Trip Template.md", TEMPLATE)
     write(sample_vault, "Templates/Daily.md", "{{date}}\n")
-    write(sample_vault, "Notes/Templates/Kept.md", "Not the templates folder: only the top one is.\n")
+    write(
+        sample_vault, "Notes/Templates/Kept.md", "Not the templates folder: only the top one is.\n"
+    )
     stats = index(sample_vault, tmp_path / "idx")
     assert stats.templates_excluded == ["Templates"]
     # The sample vault less its Templates/Meeting Template, plus Notes/Templates/Kept.
@@ -218,12 +223,17 @@ def test_a_templates_setting_naming_the_vault_root_excludes_nothing(
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not (SHARED_VAULTS / "kepano-obsidian").is_dir(), reason="shared vaults missing")
+@pytest.mark.skipif(
+    not (SHARED_VAULTS / "kepano-obsidian").is_dir(), reason="shared vaults missing"
+)
 def test_kepanos_templates_are_not_indexed(tmp_path: Path) -> None:
     vault = SHARED_VAULTS / "kepano-obsidian"
     stats = index(vault, tmp_path / "idx")
     assert stats.templates_excluded == ["Templates"]
     assert not any(w.startswith("Templates/") for w in stats.warnings)
     snap = load_index(tmp_path / "idx")
-    assert not [u for u in snap.graph if u.startswith("Templates/")
-                and snap.graph.nodes[u].get("kind") == "note"]
+    assert not [
+        u
+        for u in snap.graph
+        if u.startswith("Templates/") and snap.graph.nodes[u].get("kind") == "note"
+    ]

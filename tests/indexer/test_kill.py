@@ -86,8 +86,16 @@ def index(vault: Path, index_dir: Path, **kwargs: object):
 def kill_at(stage: str, vault: Path, index_dir: Path, tmp_path: Path, full: bool) -> None:
     flag = tmp_path / "flag"
     script = tmp_path / "child.py"
-    script.write_text(CHILD.format(root=str(ROOT), flag=str(flag), stage=stage, vault=str(vault),
-                                   index_dir=str(index_dir), full=full))
+    script.write_text(
+        CHILD.format(
+            root=str(ROOT),
+            flag=str(flag),
+            stage=stage,
+            vault=str(vault),
+            index_dir=str(index_dir),
+            full=full,
+        )
+    )
     child = subprocess.Popen([sys.executable, str(script)], cwd=ROOT)
     try:
         deadline = time.monotonic() + 60
@@ -105,15 +113,20 @@ def kill_at(stage: str, vault: Path, index_dir: Path, tmp_path: Path, full: bool
 
 def big_edit(vault: Path) -> None:
     for path in vault.rglob("*.md"):
-        path.write_text(path.read_text(encoding="utf-8") + "\n\nAppended in a big edit.\n",
-                        encoding="utf-8")
+        path.write_text(
+            path.read_text(encoding="utf-8") + "\n\nAppended in a big edit.\n", encoding="utf-8"
+        )
 
 
 def leftovers(index_dir: Path) -> list[str]:
     current = json.loads((index_dir / MANIFEST).read_text())["generation"]
-    return sorted(p.name for p in index_dir.iterdir()
-                  if p.name.startswith(".gen-") or p.name.endswith(".tmp")
-                  or (p.name.startswith("gen-") and p.name > current))
+    return sorted(
+        p.name
+        for p in index_dir.iterdir()
+        if p.name.startswith(".gen-")
+        or p.name.endswith(".tmp")
+        or (p.name.startswith("gen-") and p.name > current)
+    )
 
 
 def assert_whole(index_dir: Path, generation: str, appended: bool) -> None:
@@ -147,7 +160,12 @@ def test_kill_during_an_update_then_update(sample_vault: Path, tmp_path: Path, s
             line.startswith(str(index_dir)) and line.endswith("; removed")
             for line in stats.leftovers_removed
         )
-    assert sorted(p.name for p in index_dir.iterdir()) == [".lock", "gen-000001", "gen-000002", MANIFEST]
+    assert sorted(p.name for p in index_dir.iterdir()) == [
+        ".lock",
+        "gen-000001",
+        "gen-000002",
+        MANIFEST,
+    ]
     assert_whole(index_dir, "gen-000002", appended=True)
 
 
@@ -188,10 +206,12 @@ def test_without_the_lock_only_dead_processes_leftovers_go(tmp_path: Path) -> No
 
     removed = remove_leftovers(index_dir, locked=False)
     why = f"left by an interrupted run (process {gone.pid}); removed"
-    assert sorted(removed) == sorted([
-        f"{index_dir / f'.gen-000004.tmp-{gone.pid}'}: {why}",
-        f"{index_dir / f'.{MANIFEST}.{gone.pid}.tmp'}: {why}",
-    ])
+    assert sorted(removed) == sorted(
+        [
+            f"{index_dir / f'.gen-000004.tmp-{gone.pid}'}: {why}",
+            f"{index_dir / f'.{MANIFEST}.{gone.pid}.tmp'}: {why}",
+        ]
+    )
     assert sorted(p.name for p in index_dir.iterdir()) == sorted(
         [f".gen-000004.tmp-{os.getpid()}", f".{MANIFEST}.{os.getpid()}.tmp", "gen-000009"]
     )

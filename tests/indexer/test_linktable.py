@@ -24,7 +24,15 @@ from indexer.store import open_generation
 from tests.support.fakes import HashEmbedder
 from tests.support.files import write
 
-COUNTS = ("notes", "folders", "virtual_folders", "attachments", "tags", "links_resolved", "links_unresolved")
+COUNTS = (
+    "notes",
+    "folders",
+    "virtual_folders",
+    "attachments",
+    "tags",
+    "links_resolved",
+    "links_unresolved",
+)
 
 VAULT = {
     "Home.md": "---\naliases: [Start]\ntags: [hub]\n---\n# Home\nSee [[Places]], [[Hut]] and [[zed]].\n",
@@ -82,22 +90,45 @@ def edit(vault: Path, rel: str, text: str) -> None:
 
 
 EDITS: list[tuple[str, Callable[[Path], None]]] = [
-    ("body only", lambda v: edit(v, "Places/Alp.md", "Alp, longer now. [[Start]] [[Dairy]] [[Ghost Note]]\n")),
-    ("new link", lambda v: edit(v, "Dairy/Cellar.md", "Cellar. [[Brine]] [[Nowhere/Deep]] [[Alp]] #cellar\n")),
+    (
+        "body only",
+        lambda v: edit(v, "Places/Alp.md", "Alp, longer now. [[Start]] [[Dairy]] [[Ghost Note]]\n"),
+    ),
+    (
+        "new link",
+        lambda v: edit(
+            v, "Dairy/Cellar.md", "Cellar. [[Brine]] [[Nowhere/Deep]] [[Alp]] #cellar\n"
+        ),
+    ),
     # Home sorts first: its new spelling of the ghost must win everywhere.
-    ("ghost respelled", lambda v: edit(v, "Home.md", VAULT["Home.md"].replace("[[zed]]", "[[ZED]]"))),
+    (
+        "ghost respelled",
+        lambda v: edit(v, "Home.md", VAULT["Home.md"].replace("[[zed]]", "[[ZED]]")),
+    ),
     ("ghost gains a note", lambda v: write(v, "Zed.md", "Zed exists now. [[Home]]\n")),
     ("ghost note removed", lambda v: (v / "Zed.md").unlink()),
     ("shorter namesake", lambda v: write(v, "Hut.md", "A top-level hut. #place\n")),
     ("namesake removed", lambda v: (v / "Hut.md").unlink()),
-    ("alias changed", lambda v: edit(v, "Home.md", VAULT["Home.md"].replace("[Start]", "[Begin, Ghost Note]"))),
+    (
+        "alias changed",
+        lambda v: edit(v, "Home.md", VAULT["Home.md"].replace("[Start]", "[Begin, Ghost Note]")),
+    ),
     ("folder note added", lambda v: write(v, "Places/index.md", "Index of places. [[Alp]]\n")),
     ("virtual folder gone", lambda v: (v / "Archive/Old/Thing.md").rename(v / "Thing.md")),
     ("attachment added", lambda v: write(v, "files/missing.pdf", b"%PDF fake")),
     ("attachment removed", lambda v: (v / "map.png").unlink()),
-    ("hierarchy cycle", lambda v: edit(v, "Dairy/Cellar.md", "---\nup: '[[Brine]]'\n---\nCellar. [[Brine]]\n")),
-    ("hierarchy to nowhere", lambda v: edit(v, "Places/Alp.md", "---\nup: '[[Nowhere]]'\n---\nAlp.\n")),
-    ("tags changed", lambda v: edit(v, "Places/Huts/Hut.md", "Another hut. [[Zed]] #place/hut #new-tag\n")),
+    (
+        "hierarchy cycle",
+        lambda v: edit(v, "Dairy/Cellar.md", "---\nup: '[[Brine]]'\n---\nCellar. [[Brine]]\n"),
+    ),
+    (
+        "hierarchy to nowhere",
+        lambda v: edit(v, "Places/Alp.md", "---\nup: '[[Nowhere]]'\n---\nAlp.\n"),
+    ),
+    (
+        "tags changed",
+        lambda v: edit(v, "Places/Huts/Hut.md", "Another hut. [[Zed]] #place/hut #new-tag\n"),
+    ),
     ("note renamed", lambda v: (v / "Dairy/Brine.md").rename(v / "Places/Brine.md")),
     ("note deleted", lambda v: (v / "Dairy/Cellar.md").unlink()),
 ]
@@ -140,14 +171,20 @@ def test_one_body_edit_resolves_one_note(tmp_path: Path) -> None:
 def _random_edit(rng: random.Random, vault: Path, n: int) -> str:
     notes = sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md"))
     names = [Path(p).stem for p in notes] + ["Zed", "zed", "Nowhere", "map.png", "Places", "Start"]
-    action = rng.choice(["edit", "edit", "edit", "add", "delete", "rename", "alias", "folder note", "attachment"])
+    action = rng.choice(
+        ["edit", "edit", "edit", "add", "delete", "rename", "alias", "folder note", "attachment"]
+    )
     if action == "folder note":
         folder = rng.choice(["Places", "Dairy", "New", "Archive/Old"])
         note = vault / folder / rng.choice(["index.md", f"{folder.rsplit('/', 1)[-1]}.md"])
         if note.exists():
             note.unlink()
         else:
-            write(vault, note.relative_to(vault).as_posix(), f"Folder note {n}. [[{rng.choice(names)}]]\n")
+            write(
+                vault,
+                note.relative_to(vault).as_posix(),
+                f"Folder note {n}. [[{rng.choice(names)}]]\n",
+            )
         return action
     if action == "attachment":
         image = vault / rng.choice(["map.png", "files/map.png", "missing.pdf"])
@@ -225,7 +262,9 @@ def test_namespace_reads_notes_aliases_and_attachments(tmp_path: Path) -> None:
     assert isinstance(db, sqlite3.Connection)
 
 
-def test_an_upgrade_resolves_every_link_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_upgrade_resolves_every_link_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Links stored by another version may follow other rules: all are resolved anew, once."""
     import indexer.linktable as linktable
     from indexer.store import MANIFEST
@@ -238,7 +277,9 @@ def test_an_upgrade_resolves_every_link_again(tmp_path: Path, monkeypatch: pytes
     resolved: list[str] = []
     original = linktable.resolve_note_links
     monkeypatch.setattr(
-        linktable, "resolve_note_links", lambda note, *a: resolved.append(note.uri) or original(note, *a)
+        linktable,
+        "resolve_note_links",
+        lambda note, *a: resolved.append(note.uri) or original(note, *a),
     )
     edit(vault, "Dairy/Brine.md", VAULT["Dairy/Brine.md"] + "More brine.\n")
     build_index(vault, index_dir, embedder=HashEmbedder())

@@ -51,7 +51,7 @@ def test_heading_only_link_has_empty_target() -> None:
 
 def test_markdown_links_are_url_decoded_and_external_ones_ignored() -> None:
     note = parse(
-        "[a](My%20Note.md#Sec%20One) [b](<Other Note.md>) [c](../Up/x.md \"title\") "
+        '[a](My%20Note.md#Sec%20One) [b](<Other Note.md>) [c](../Up/x.md "title") '
         "[ext](https://example.com/a.md) [mail](mailto:a@b.c) [anchor](#local) "
         "![img](img/trail%20map.jpg)"
     )
@@ -71,10 +71,10 @@ def test_wikilinks_are_not_markdown_links() -> None:
 def test_front_matter_links_keep_the_property_name() -> None:
     note = parse(
         "---\n"
-        "up: \"[[Parent Note]]\"\n"
+        'up: "[[Parent Note]]"\n'
         "author: '[[Ann|Ann B.]]'\n"
-        "attendees:\n  - \"[[Bob]]\"\n  - \"[[Cy#Role]]\"\n"
-        "nested:\n  inner: \"[[Deep]]\"\n"
+        'attendees:\n  - "[[Bob]]"\n  - "[[Cy#Role]]"\n'
+        'nested:\n  inner: "[[Deep]]"\n'
         "plain: no link here\n"
         "---\nBody [[Body Link]]\n"
     )
@@ -110,7 +110,11 @@ def test_link_lines_are_lines_of_the_file() -> None:
     )
     note = parse(text)
     lines = text.split("\n")
-    assert [(lk.target, lk.line) for lk in note.links] == [("P", 0), ("On Line Eight", 8), ("Row", 12)]
+    assert [(lk.target, lk.line) for lk in note.links] == [
+        ("P", 0),
+        ("On Line Eight", 8),
+        ("Row", 12),
+    ]
     assert "[[Row]]" in lines[12]
     assert [(lk.target, lk.line) for lk in parse("[[A]]\n\n[[B]]").links] == [("A", 0), ("B", 2)]
 
@@ -225,7 +229,15 @@ def test_nested_tags_count_for_their_ancestors_and_are_lower_cased() -> None:
         ("tags: 123", []),
         ("tags:", []),
     ],
-    ids=["flow list", "block list", "space string", "comma string", "singular key", "number", "empty"],
+    ids=[
+        "flow list",
+        "block list",
+        "space string",
+        "comma string",
+        "singular key",
+        "number",
+        "empty",
+    ],
 )
 def test_front_matter_tags(front: str, expected: list[str]) -> None:
     assert parse(f"---\n{front}\n---\nbody\n").tags == expected
@@ -276,8 +288,16 @@ def _utc(*args: int) -> float:
         ("created: '{{date}}'", 1_000.0),
         ("title: none", 1_000.0),
     ],
-    ids=["created", "date", "datetime", "iso string", "created wins", "bad created",
-         "unparseable", "neither"],
+    ids=[
+        "created",
+        "date",
+        "datetime",
+        "iso string",
+        "created wins",
+        "bad created",
+        "unparseable",
+        "neither",
+    ],
 )
 def test_created_from_front_matter_else_mtime(front: str, expected: float) -> None:
     note = parse(f"---\n{front}\n---\n", mtime=1_000.0)
@@ -285,8 +305,9 @@ def test_created_from_front_matter_else_mtime(front: str, expected: float) -> No
     assert note.modified == 1_000.0
 
 
-@pytest.mark.parametrize(("value", "expected"), [("3", 3.0), ("2.5", 2.5), ("'7'", 7.0),
-                                                 ("first", None), ("true", None)])
+@pytest.mark.parametrize(
+    ("value", "expected"), [("3", 3.0), ("2.5", 2.5), ("'7'", 7.0), ("first", None), ("true", None)]
+)
 def test_order(value: str, expected: float | None) -> None:
     assert parse(f"---\norder: {value}\n---\n").order == expected
 
@@ -337,7 +358,11 @@ def test_bom_and_crlf_line_endings() -> None:
 def test_empty_note() -> None:
     note = parse(b"", path="Dairy/Smoked Ziger.md", mtime=7.0)
     assert (note.title, note.body, note.links, note.tags, note.warnings) == (
-        "Smoked Ziger", "", [], [], []
+        "Smoked Ziger",
+        "",
+        [],
+        [],
+        [],
     )
     assert note.created == 7.0
 

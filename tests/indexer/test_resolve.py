@@ -49,7 +49,11 @@ def test_exact_vault_path(resolver: Resolver) -> None:
 
 @pytest.mark.parametrize(
     "written",
-    ["places/huts/shepherd's hut", "PLACES/HUTS/SHEPHERD'S HUT.MD", "Places/Huts/Shepherd's Hut.md"],
+    [
+        "places/huts/shepherd's hut",
+        "PLACES/HUTS/SHEPHERD'S HUT.MD",
+        "Places/Huts/Shepherd's Hut.md",
+    ],
 )
 def test_path_is_case_insensitive_and_md_optional(resolver: Resolver, written: str) -> None:
     assert resolver.resolve(written, "Home") == Target("Places/Huts/Shepherd's Hut", "note")
@@ -115,7 +119,10 @@ def test_markdown_link_falls_back_to_the_vault_root_then_the_file_name(resolver:
 
 
 def test_relative_wikilinks(resolver: Resolver) -> None:
-    assert resolver.resolve("./Brine", "Dairy/Cheese Making/Pressing").uri == "Dairy/Cheese Making/Brine"
+    assert (
+        resolver.resolve("./Brine", "Dairy/Cheese Making/Pressing").uri
+        == "Dairy/Cheese Making/Brine"
+    )
     assert resolver.resolve("../Käsekeller", "Places/Huts/index").uri == "Places/Käsekeller"
 
 
@@ -129,7 +136,9 @@ def test_unresolved_becomes_a_ghost_named_as_written(resolver: Resolver) -> None
 def test_non_markdown_targets_are_attachments(resolver: Resolver) -> None:
     assert resolver.resolve("photo.png", "Home") == Target("img/photo.png", "attachment")
     assert resolver.resolve("img/PHOTO.png", "Home") == Target("img/photo.png", "attachment")
-    assert resolver.resolve("trail map.pdf", "Home") == Target("Places/docs/Trail Map.pdf", "attachment")
+    assert resolver.resolve("trail map.pdf", "Home") == Target(
+        "Places/docs/Trail Map.pdf", "attachment"
+    )
     # Missing, with a known extension: still an attachment, never a note or a ghost.
     assert resolver.resolve("map.png", "Places/index") == Target("map.png", "attachment")
 
@@ -169,5 +178,7 @@ def test_folder_without_folder_note_is_its_virtual_note(resolver: Resolver) -> N
 
 
 def test_a_path_climbing_out_of_the_vault_falls_back_to_the_file_name(resolver: Resolver) -> None:
-    assert resolver.resolve("../../Home.md", "People/People", markdown=True) == Target("Home", "note")
+    assert resolver.resolve("../../Home.md", "People/People", markdown=True) == Target(
+        "Home", "note"
+    )
     assert resolver.resolve("../../Nowhere.md", "People/People", markdown=True).kind == "ghost"

@@ -108,8 +108,14 @@ def test_invalid_regex_filter_is_skipped(vault: Path) -> None:
 
 
 def test_dot_folders_and_dot_files_are_skipped(vault: Path) -> None:
-    for rel in (".obsidian/workspace.md", ".trash/Deleted.md", ".graphrag/x.md", "Notes/.hidden/h.md",
-                ".hidden.md", "Notes/.draft.md"):
+    for rel in (
+        ".obsidian/workspace.md",
+        ".trash/Deleted.md",
+        ".graphrag/x.md",
+        "Notes/.hidden/h.md",
+        ".hidden.md",
+        "Notes/.draft.md",
+    ):
         write(vault, rel, "[[Home]]")
     paths = [e.path for e in scan_vault(vault).notes + scan_vault(vault).attachments]
     assert not any(part.startswith(".") for p in paths for part in p.split("/"))

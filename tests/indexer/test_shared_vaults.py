@@ -16,7 +16,8 @@ from tests.support.files import SHARED_VAULTS
 pytestmark = pytest.mark.slow
 
 VAULTS = sorted(
-    p.name for p in (SHARED_VAULTS.iterdir() if SHARED_VAULTS.is_dir() else ())
+    p.name
+    for p in (SHARED_VAULTS.iterdir() if SHARED_VAULTS.is_dir() else ())
     if p.is_dir() and not p.name.startswith(("_", "."))
 )
 
@@ -32,7 +33,11 @@ def parsed(name: str) -> tuple[VaultGraphBuild, dict[str, ParsedNote], list[str]
 
 def link(name: str, source: str, written: str) -> tuple[str, str]:
     built, _, _ = parsed(name)
-    hits = {(lk.target, lk.target_kind) for lk in built.links if lk.source == source and lk.written == written}
+    hits = {
+        (lk.target, lk.target_kind)
+        for lk in built.links
+        if lk.source == source and lk.written == written
+    }
     assert len(hits) == 1, (source, written, hits)
     return hits.pop()
 
@@ -71,18 +76,37 @@ def test_obsidian_hub_has_exactly_the_15_invalid_yaml_notes() -> None:
         # written in another case than the file name
         ("obsidian-help", "Bases/Bases syntax", "formulas", "Bases/Formulas"),
         ("obsidian-help", "Bases/Functions", "properties", "Editing and formatting/Properties"),
-        ("obsidian-hub", "02 - Community Expansions/02.05 All Community Expansions/Plugins/anki-integration",
-         "NoahBoos", "01 - Community/People/noahboos"),
-        ("obsidian-hub",
-         "02 - Community Expansions/02.01 Plugins by Category/🗂️ 02.01 Plugins by Category",
-         "Plugins to convert content into Markdown",
-         "02 - Community Expansions/02.01 Plugins by Category/Plugins to convert content into markdown"),
+        (
+            "obsidian-hub",
+            "02 - Community Expansions/02.05 All Community Expansions/Plugins/anki-integration",
+            "NoahBoos",
+            "01 - Community/People/noahboos",
+        ),
+        (
+            "obsidian-hub",
+            "02 - Community Expansions/02.01 Plugins by Category/🗂️ 02.01 Plugins by Category",
+            "Plugins to convert content into Markdown",
+            "02 - Community Expansions/02.01 Plugins by Category/Plugins to convert content into markdown",
+        ),
         # written with a folder path
-        ("obsidian-hub", "01 - Community/People/🗂️ People", "01 - Community/People/0918nobita",
-         "01 - Community/People/0918nobita"),
-        ("obsidian-hub", "01 - Community/🗂️ 01 - Community", "01 - Community/People/🗂️ People",
-         "01 - Community/People/🗂️ People"),
-        ("obsidian-help", "Editing and formatting/Properties", "Plugins/Templates", "Plugins/Templates"),
+        (
+            "obsidian-hub",
+            "01 - Community/People/🗂️ People",
+            "01 - Community/People/0918nobita",
+            "01 - Community/People/0918nobita",
+        ),
+        (
+            "obsidian-hub",
+            "01 - Community/🗂️ 01 - Community",
+            "01 - Community/People/🗂️ People",
+            "01 - Community/People/🗂️ People",
+        ),
+        (
+            "obsidian-help",
+            "Editing and formatting/Properties",
+            "Plugins/Templates",
+            "Plugins/Templates",
+        ),
         # in a front matter property (kepano's category links)
         ("kepano-obsidian", "References/The Machine Stops", "Books", "Categories/Books"),
     ],
@@ -98,7 +122,8 @@ def test_comment_markers_in_inline_code_do_not_hide_links() -> None:
     source = "Linking notes and files/Internal links"
     assert link("obsidian-help", source, "Command palette") == ("Plugins/Command palette", "note")
     assert link("obsidian-help", source, "Accepted file formats") == (
-        "Files and folders/Accepted file formats", "note"
+        "Files and folders/Accepted file formats",
+        "note",
     )
     body = parsed("obsidian-help")[1][source].body
     assert "`# | ^ : %% [[ ]]`" in body

@@ -68,7 +68,8 @@ def test_sqlite_schema_version_and_tables(indexed: tuple[Path, Path]) -> None:
 
 def _edges(g) -> Counter:
     return Counter(
-        (u, v, d.get("type"), d.get("predicate"), d.get("subpath")) for u, v, d in g.edges(data=True)
+        (u, v, d.get("type"), d.get("predicate"), d.get("subpath"))
+        for u, v, d in g.edges(data=True)
     )
 
 
@@ -81,7 +82,12 @@ def test_loaded_graph_equals_the_parsed_graph(indexed: tuple[Path, Path]) -> Non
         assert dict(loaded.nodes[uri]) == dict(attrs), uri
     assert _edges(loaded) == _edges(built.graph)
     assert {d["type"] for _, _, d in loaded.edges(data=True)} == {
-        "parent", "wikilink", "embed", "markdown", "property", "tag"
+        "parent",
+        "wikilink",
+        "embed",
+        "markdown",
+        "property",
+        "tag",
     }
 
 
@@ -122,7 +128,9 @@ def test_vector_ids_match_chunk_rows(indexed: tuple[Path, Path]) -> None:
             assert np.allclose(snapshot.vectors.get([chunk.vec_id])[0], expected, atol=1e-6)
 
 
-def test_stored_chunks_fit_the_limit_and_carry_title_and_headings(indexed: tuple[Path, Path]) -> None:
+def test_stored_chunks_fit_the_limit_and_carry_title_and_headings(
+    indexed: tuple[Path, Path],
+) -> None:
     _, index_dir = indexed
     snapshot = load_index(index_dir)
     tokenizer = get_tokenizer("cl100k_base")
@@ -146,7 +154,9 @@ def test_vector_search_finds_the_chunk_it_was_given(indexed: tuple[Path, Path]) 
     assert row.uri == "Dairy/Goat Herd"
 
 
-def test_each_update_is_a_new_generation_and_old_ones_are_cleaned(indexed: tuple[Path, Path]) -> None:
+def test_each_update_is_a_new_generation_and_old_ones_are_cleaned(
+    indexed: tuple[Path, Path],
+) -> None:
     vault, index_dir = indexed
     first = load_index(index_dir)
     (vault / "New One.md").write_text("# New\n\nfresh [[Home]]\n")

@@ -53,7 +53,9 @@ def mcp_call(rag: VaultRAG, tool: str, arguments: dict[str, Any]) -> Any:
 
 # -- item 2: names starting with "~" --------------------------------------------------------------
 @pytest.mark.parametrize("name", ["~Inbox", "~Inbox.md", "Dairy/~Pinned Recipe", "~Pinned Recipe"])
-def test_tilde_names_are_notes_not_home_folders(rag: VaultRAG, client: TestClient, name: str) -> None:
+def test_tilde_names_are_notes_not_home_folders(
+    rag: VaultRAG, client: TestClient, name: str
+) -> None:
     uri = rag.resolve_note(name)
     assert uri.rsplit("/", 1)[-1].startswith("~")
     assert rag.focus(name).focus_note.uri == uri
@@ -105,8 +107,12 @@ def test_body_limit_holds_when_content_length_understates_a_chunked_body() -> No
     async def send(message: dict) -> None:
         responses.append(message)
 
-    scope = {"type": "http", "method": "POST", "path": "/focus",
-             "headers": [(b"content-length", b"10"), (b"transfer-encoding", b"chunked")]}
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/focus",
+        "headers": [(b"content-length", b"10"), (b"transfer-encoding", b"chunked")],
+    }
     asyncio.run(TokenAndBodyGuard(app, token="", max_body_bytes=65536)(scope, receive, send))
     assert responses[0]["status"] == 413
     assert read_by_app == []  # the endpoint never saw the body
@@ -129,8 +135,10 @@ def test_body_limit_over_a_real_socket_with_both_headers(rag: VaultRAG) -> None:
         wait_until(lambda: server.started, timeout=10, step=0.02)
         port = server.servers[0].sockets[0].getsockname()[1]
         with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
-            conn.sendall(b"POST /focus HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
-                         b"Content-Length: 15\r\nTransfer-Encoding: chunked\r\n\r\n")
+            conn.sendall(
+                b"POST /focus HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                b"Content-Length: 15\r\nTransfer-Encoding: chunked\r\n\r\n"
+            )
             chunk = b"x" * 65536
             try:
                 for _ in range(64):  # 4 MiB offered; the server must answer long before

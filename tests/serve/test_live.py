@@ -130,7 +130,9 @@ def test_watcher_picks_up_edits_renames_and_deletes(sample_vault: Path) -> None:
         wait_until(edited)
         assert time.monotonic() - started < 5  # the spec says within 2 s; leave CI some slack
 
-        (sample_vault / "Places/Huts/Spring Box.md").rename(sample_vault / "Places/Huts/Well House.md")
+        (sample_vault / "Places/Huts/Spring Box.md").rename(
+            sample_vault / "Places/Huts/Well House.md"
+        )
 
         def renamed() -> bool:
             """the renamed note is found under its new uri and not under the old one"""
@@ -203,7 +205,7 @@ def versioned_vault(vault: Path, version: str) -> None:
     write(vault, f"{version}/Hub.md", f"---\ntitle: Hub\n---\nversion {version} hub\n")
     for i in range(12):
         links = f"[[{version}/Hub]] [[{version}/N{(i + 1) % 12}]] [[{version}/N{(i + 5) % 12}]]"
-        body = f"---\ntitle: Note {i}\nup: \"[[{version}/Hub]]\"\n---\nversion {version} note {i}\n{links}\n"
+        body = f'---\ntitle: Note {i}\nup: "[[{version}/Hub]]"\n---\nversion {version} note {i}\n{links}\n'
         write(vault, f"{version}/N{i}.md", body)
 
 

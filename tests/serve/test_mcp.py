@@ -123,5 +123,7 @@ def test_in_process_tools_match_the_facade(indexed_vault: Path) -> None:
             return q, s
 
     q, s = run(more())
-    assert q.structured_content == rag.query("cheese", seed=3, filters={"folder": ["Dairy"]}).to_json()
+    assert (
+        q.structured_content == rag.query("cheese", seed=3, filters={"folder": ["Dairy"]}).to_json()
+    )
     assert s.structured_content == rag.semantic_search("goat milk").to_json()

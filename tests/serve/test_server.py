@@ -114,7 +114,9 @@ def test_index_returns_counts_and_picks_up_changes(rag: VaultRAG) -> None:
     r = client.post("/index", json={})
     assert r.status_code == 200
     assert r.json()["up_to_date"] is True and r.json()["notes"] == 37
-    write(rag.vault, "Places/Huts/Shepherd's Hut.md", "# Shepherd's Hut\n\nNow with solar panels.\n")
+    write(
+        rag.vault, "Places/Huts/Shepherd's Hut.md", "# Shepherd's Hut\n\nNow with solar panels.\n"
+    )
     write(rag.vault, "New Note.md", "A new note linking [[Shepherd's Hut]].\n")
     r = client.post("/index")  # no body at all is an incremental update too
     assert r.status_code == 200
@@ -134,7 +136,9 @@ def test_query_returns_the_cli_json_shape(client: TestClient, shared_rag: VaultR
     assert r.status_code == 200
     assert r.json() == shared_rag.query(question, 800, seed=4).to_json()
     assert r.json()["entryNotes"]
-    prompt = client.post("/query", json={"question": question, "seed": 4, "format": "prompt"}).json()
+    prompt = client.post(
+        "/query", json={"question": question, "seed": 4, "format": "prompt"}
+    ).json()
     assert set(prompt) == {"prompt"} and prompt["prompt"].startswith("CONTEXT:")
 
 
@@ -340,9 +344,13 @@ def test_request_body_is_limited(rag: VaultRAG) -> None:
     assert client.post("/focus", json={"note": HUT}).status_code == 200
 
 
-def test_notes_are_looked_up_in_the_index_never_opened(client: TestClient, shared_rag: VaultRAG) -> None:
+def test_notes_are_looked_up_in_the_index_never_opened(
+    client: TestClient, shared_rag: VaultRAG
+) -> None:
     assert shared_rag.vault is not None
-    ignored = shared_rag.vault / "Archive" / "Price List 2019.md"  # on disk, excluded from the index
+    ignored = (
+        shared_rag.vault / "Archive" / "Price List 2019.md"
+    )  # on disk, excluded from the index
     outside = shared_rag.vault.parent / "secret.md"
     outside.write_text("TOP SECRET\n", encoding="utf-8")
     for name in (str(ignored), "Archive/Price List 2019", str(outside), "../secret", "/etc/passwd"):
@@ -370,10 +378,15 @@ def test_openapi_lists_every_endpoint(client: TestClient) -> None:
 
 
 # -- security -------------------------------------------------------------------------------
-PREFLIGHT = {"Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization, content-type"}
+PREFLIGHT = {
+    "Access-Control-Request-Method": "POST",
+    "Access-Control-Request-Headers": "authorization, content-type",
+}
 
 
-@pytest.mark.parametrize("origin", ["app://obsidian.md", "capacitor://localhost", "http://localhost"])
+@pytest.mark.parametrize(
+    "origin", ["app://obsidian.md", "capacitor://localhost", "http://localhost"]
+)
 def test_cors_preflight_allowed_for_obsidian_origins(client: TestClient, origin: str) -> None:
     r = client.options("/focus", headers={"Origin": origin, **PREFLIGHT})
     assert r.status_code == 200
@@ -391,18 +404,26 @@ def test_cors_refused_for_other_origins(client: TestClient, origin: str) -> None
     assert r.status_code == 403
     assert "access-control-allow-origin" not in r.headers
     # A "simple" cross-site POST skips the preflight: it must not reach the endpoint either.
-    r = client.post("/index", content=b"{}", headers={"Origin": origin, "content-type": "text/plain"})
+    r = client.post(
+        "/index", content=b"{}", headers={"Origin": origin, "content-type": "text/plain"}
+    )
     assert r.status_code == 403 and r.json()["error"] == "origin_not_allowed"
 
 
 def test_own_origin_is_allowed_other_local_ports_are_not(client: TestClient) -> None:
     """The server's own /docs page may try endpoints; a page on another local port may not."""
     host = {"Host": "127.0.0.1:8765"}
-    r = client.post("/focus", json={"note": HUT}, headers={"Origin": "http://127.0.0.1:8765", **host})
+    r = client.post(
+        "/focus", json={"note": HUT}, headers={"Origin": "http://127.0.0.1:8765", **host}
+    )
     assert r.status_code == 200
-    r = client.post("/focus", json={"note": HUT}, headers={"Origin": "http://127.0.0.1:3000", **host})
+    r = client.post(
+        "/focus", json={"note": HUT}, headers={"Origin": "http://127.0.0.1:3000", **host}
+    )
     assert r.status_code == 403 and r.json()["error"] == "origin_not_allowed"
-    r = client.post("/focus", json={"note": HUT}, headers={"Origin": "https://127.0.0.1:8765", **host})
+    r = client.post(
+        "/focus", json={"note": HUT}, headers={"Origin": "https://127.0.0.1:8765", **host}
+    )
     assert r.status_code == 403
 
 
@@ -414,7 +435,13 @@ def test_wildcard_origin_is_refused(shared_rag: VaultRAG) -> None:
 def test_token_required_everywhere_but_health(shared_rag: VaultRAG) -> None:
     client = make_client(shared_rag, token="s3cret-token")
     assert client.get("/health").status_code == 200
-    for method, path in (("get", "/status"), ("post", "/focus"), ("get", "/openapi.json"), ("get", "/docs"), ("post", "/index")):
+    for method, path in (
+        ("get", "/status"),
+        ("post", "/focus"),
+        ("get", "/openapi.json"),
+        ("get", "/docs"),
+        ("post", "/index"),
+    ):
         r = client.request(method, path, json={"note": HUT} if path == "/focus" else None)
         assert r.status_code == 401, path
         assert r.json()["error"] == "unauthorized"
@@ -438,7 +465,9 @@ def test_unauthorised_answer_is_readable_by_the_plugin(shared_rag: VaultRAG) -> 
     assert r.status_code == 200
 
 
-@pytest.mark.parametrize("host", ["evil.example", "evil.example:8765", "localhost.evil.example", "192.168.1.20:8765"])
+@pytest.mark.parametrize(
+    "host", ["evil.example", "evil.example:8765", "localhost.evil.example", "192.168.1.20:8765"]
+)
 def test_foreign_host_header_is_refused(client: TestClient, host: str) -> None:
     r = client.get("/status", headers={"Host": host})
     assert r.status_code == 403
@@ -446,7 +475,9 @@ def test_foreign_host_header_is_refused(client: TestClient, host: str) -> None:
     assert client.get("/health", headers={"Host": host}).status_code == 403
 
 
-@pytest.mark.parametrize("host", ["localhost", "localhost:8765", "127.0.0.1:8765", "[::1]:8765", "127.0.0.2"])
+@pytest.mark.parametrize(
+    "host", ["localhost", "localhost:8765", "127.0.0.1:8765", "[::1]:8765", "127.0.0.2"]
+)
 def test_loopback_host_headers_are_accepted(client: TestClient, host: str) -> None:
     assert client.get("/status", headers={"Host": host}).status_code == 200
 
@@ -479,7 +510,9 @@ def test_embedder_env(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.usefixtures("test_embedder_env")
 def test_serve_get_runs_one_request_in_process(sample_vault: Path) -> None:
     runner = CliRunner()
-    result = runner.invoke(cli, ["serve", str(sample_vault), "--get", "/status"], catch_exceptions=False)
+    result = runner.invoke(
+        cli, ["serve", str(sample_vault), "--get", "/status"], catch_exceptions=False
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["counts"]["notes"] == 37
     path = f"/notes/{quote(HUT)}/context?budget=300&seed=1"

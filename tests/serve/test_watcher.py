@@ -22,7 +22,9 @@ def open_rag(vault: Path) -> VaultRAG:
     return VaultRAG.open(vault, settings=load_settings(env={}), embedder=HashEmbedder())
 
 
-@pytest.mark.skipif(sys.platform != "linux", reason="needs a file system that takes any bytes as a name")
+@pytest.mark.skipif(
+    sys.platform != "linux", reason="needs a file system that takes any bytes as a name"
+)
 def test_a_folder_whose_name_is_not_utf8_does_not_stop_live_updates(sample_vault: Path) -> None:
     rag = open_rag(sample_vault)
     live = LiveIndex(rag, debounce_ms=50)
@@ -86,8 +88,10 @@ def test_a_watcher_that_keeps_failing_gives_way_to_polling_and_says_so(
             wait_until(lambda: "seen by polling" in live.rag.focus("Home").focus_note.details)
         finally:
             live.stop()
-    assert any("inotify watch limit reached" in r.getMessage() and "restarting" in r.getMessage()
-               for r in caplog.records)
+    assert any(
+        "inotify watch limit reached" in r.getMessage() and "restarting" in r.getMessage()
+        for r in caplog.records
+    )
 
 
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")

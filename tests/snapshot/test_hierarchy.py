@@ -29,7 +29,9 @@ def view(built: VaultGraphBuild) -> VaultGraph:
 
 
 def link_edges(built: VaultGraphBuild) -> set[tuple[str, str]]:
-    return {(u, v) for u, v, d in built.graph.edges(data=True) if d["type"] not in ("parent", "tag")}
+    return {
+        (u, v) for u, v, d in built.graph.edges(data=True) if d["type"] not in ("parent", "tag")
+    }
 
 
 def test_top_level_notes_are_roots_and_not_siblings(tmp_path: Path) -> None:
@@ -74,8 +76,15 @@ def test_folder_note_conventions(tmp_path: Path, convention: str) -> None:
 
 
 def test_top_level_folder_note_has_no_parent(tmp_path: Path) -> None:
-    built = build(tmp_path, {"Meetings.md": "", "Meetings/2024-01-01.md": "", "People/People.md": "",
-                             "People/Ann.md": ""})
+    built = build(
+        tmp_path,
+        {
+            "Meetings.md": "",
+            "Meetings/2024-01-01.md": "",
+            "People/People.md": "",
+            "People/Ann.md": "",
+        },
+    )
     g = view(built)
     assert g.parent("Meetings") is None and g.parent("People/People") is None
     assert g.parent("Meetings/2024-01-01") == "Meetings"
@@ -87,10 +96,16 @@ def test_folder_note_precedence_and_case(tmp_path: Path) -> None:
     built = build(
         tmp_path,
         {
-            "A/A.md": "", "A/index.md": "", "A/README.md": "", "A.md": "",
-            "B/index.md": "", "B/README.md": "",
-            "C/readme.md": "", "C/x.md": "",
-            "D/d.md": "", "D/x.md": "",
+            "A/A.md": "",
+            "A/index.md": "",
+            "A/README.md": "",
+            "A.md": "",
+            "B/index.md": "",
+            "B/README.md": "",
+            "C/readme.md": "",
+            "C/x.md": "",
+            "D/d.md": "",
+            "D/x.md": "",
         },
     )
     g = view(built)
@@ -119,31 +134,51 @@ def test_folder_note_beside_can_be_switched_off(tmp_path: Path) -> None:
 
 
 def test_folder_without_folder_note_is_a_virtual_note(tmp_path: Path) -> None:
-    built = build(tmp_path, {"Dairy/Goat Herd.md": "", "Dairy/Cheese/Recipes/Brine.md": "",
-                             "Dairy/Cheese.md": ""})
+    built = build(
+        tmp_path,
+        {"Dairy/Goat Herd.md": "", "Dairy/Cheese/Recipes/Brine.md": "", "Dairy/Cheese.md": ""},
+    )
     g = view(built)
     assert sorted(built.virtual_folders) == ["Dairy", "Dairy/Cheese/Recipes"]
     recipes = g.info("Dairy/Cheese/Recipes")
-    assert (recipes.kind, recipes.title, recipes.path) == ("folder", "Recipes", "Dairy/Cheese/Recipes")
+    assert (recipes.kind, recipes.title, recipes.path) == (
+        "folder",
+        "Recipes",
+        "Dairy/Cheese/Recipes",
+    )
     assert g.details("Dairy/Cheese/Recipes") == ""
     assert g.parent("Dairy/Cheese/Recipes/Brine") == "Dairy/Cheese/Recipes"
     assert g.parent("Dairy/Cheese/Recipes") == "Dairy/Cheese"
     assert g.parent("Dairy/Cheese") == "Dairy"
     assert g.parent("Dairy") is None
     assert g.contextual_path("Dairy/Cheese/Recipes/Brine") == [
-        "Dairy", "Dairy/Cheese", "Dairy/Cheese/Recipes"
+        "Dairy",
+        "Dairy/Cheese",
+        "Dairy/Cheese/Recipes",
     ]
 
 
 @pytest.mark.parametrize(
     "how",
-    ['---\nup: "[[Hut]]"\n---\nbody', "up:: [[Hut]]\n\nbody", '---\nparent: "[[Hut]]"\n---\n',
-     "- up:: [[Places/Hut|the hut]]\n"],
+    [
+        '---\nup: "[[Hut]]"\n---\nbody',
+        "up:: [[Hut]]\n\nbody",
+        '---\nparent: "[[Hut]]"\n---\n',
+        "- up:: [[Places/Hut|the hut]]\n",
+    ],
     ids=["front matter up", "inline up::", "front matter parent", "inline in a list item"],
 )
 def test_hierarchy_property_sets_the_parent_and_no_link_edge(tmp_path: Path, how: str) -> None:
-    built = build(tmp_path, {"Places/Hut.md": "", "Places/index.md": "", "Projects/Roof.md": how,
-                             "Projects/README.md": "", "Projects/Other.md": "[[Hut]]"})
+    built = build(
+        tmp_path,
+        {
+            "Places/Hut.md": "",
+            "Places/index.md": "",
+            "Projects/Roof.md": how,
+            "Projects/README.md": "",
+            "Projects/Other.md": "[[Hut]]",
+        },
+    )
     g = view(built)
     assert g.parent("Projects/Roof") == "Places/Hut"
     assert "Projects/Roof" in g.children("Places/Hut")
@@ -165,9 +200,15 @@ def test_custom_hierarchy_property(tmp_path: Path) -> None:
 
 
 def test_up_to_a_folder_means_its_folder_note_or_virtual_note(tmp_path: Path) -> None:
-    built = build(tmp_path, {"Places/index.md": "", "Dairy/Milk.md": "",
-                             "T/a.md": '---\nup: "[[Places]]"\n---\n',
-                             "T/b.md": '---\nup: "[[Dairy]]"\n---\n'})
+    built = build(
+        tmp_path,
+        {
+            "Places/index.md": "",
+            "Dairy/Milk.md": "",
+            "T/a.md": '---\nup: "[[Places]]"\n---\n',
+            "T/b.md": '---\nup: "[[Dairy]]"\n---\n',
+        },
+    )
     g = view(built)
     assert g.parent("T/a") == "Places/index"
     assert g.parent("T/b") == "Dairy"
@@ -181,16 +222,23 @@ def test_unresolved_up_keeps_the_folder_parent_with_a_warning(tmp_path: Path) ->
 
 
 def test_up_cycle_is_ignored_with_a_warning(tmp_path: Path) -> None:
-    built = build(tmp_path, {
-        "Loop/A.md": '---\nup: "[[B]]"\n---\n',
-        "Loop/B.md": '---\nup: "[[C]]"\n---\n',
-        "Loop/C.md": '---\nup: "[[A]]"\n---\n',
-    })
+    built = build(
+        tmp_path,
+        {
+            "Loop/A.md": '---\nup: "[[B]]"\n---\n',
+            "Loop/B.md": '---\nup: "[[C]]"\n---\n',
+            "Loop/C.md": '---\nup: "[[A]]"\n---\n',
+        },
+    )
     g = view(built)
     cycle_warnings = [w for w in built.warnings if "cycle" in w]
     assert len(cycle_warnings) == 1
     assert cycle_warnings[0].startswith("Loop/C.md: ")
-    assert (g.parent("Loop/A"), g.parent("Loop/B"), g.parent("Loop/C")) == ("Loop/B", "Loop/C", "Loop")
+    assert (g.parent("Loop/A"), g.parent("Loop/B"), g.parent("Loop/C")) == (
+        "Loop/B",
+        "Loop/C",
+        "Loop",
+    )
     for uri in ("Loop/A", "Loop/B", "Loop/C"):
         path = g.contextual_path(uri)
         assert len(path) == len(set(path)) and path[0] == "Loop"

@@ -10,12 +10,27 @@ import pytest
 from graphrag.snapshot.graph import NodeInfo, VaultGraph
 from graphrag.snapshot.names import SHORTLIST, NameIndex, name_index
 
-WORDS = ["alpine", "cheese", "brine", "cellar", "hut", "shepherd", "meadow", "ledger", "cooperative", "rennet", "wheel", "summer"]
+WORDS = [
+    "alpine",
+    "cheese",
+    "brine",
+    "cellar",
+    "hut",
+    "shepherd",
+    "meadow",
+    "ledger",
+    "cooperative",
+    "rennet",
+    "wheel",
+    "summer",
+]
 
 
 def graph_of(titles: list[str]) -> VaultGraph:
     nodes = {f"Notes/{t}": NodeInfo(f"Notes/{t}", t, "note") for t in titles}
-    return VaultGraph(nodes=nodes, parents={}, children_of={}, outlinks_of={}, backlinks_of={}, tag_members={})
+    return VaultGraph(
+        nodes=nodes, parents={}, children_of={}, outlinks_of={}, backlinks_of={}, tag_members={}
+    )
 
 
 def titles(count: int, seed: int = 0) -> list[str]:
@@ -36,7 +51,9 @@ def full_difflib(graph: VaultGraph, query: str, n: int = 5) -> list[str]:
     return out[:n]
 
 
-@pytest.mark.parametrize("query", ["Alpine Chese Brine 12", "shepherd hut", "Notes/Meadow Ledger", "zzz"])
+@pytest.mark.parametrize(
+    "query", ["Alpine Chese Brine 12", "shepherd hut", "Notes/Meadow Ledger", "zzz"]
+)
 def test_small_vault_ranks_every_name_as_difflib_does(query: str) -> None:
     graph = graph_of(titles(SHORTLIST // 4))
     assert NameIndex(graph).close(query) == full_difflib(graph, query)
@@ -67,8 +84,12 @@ def test_index_is_built_once_per_graph() -> None:
 def test_many_near_ties_rank_as_difflib_does(query: str) -> None:
     """Thousands of names share most trigrams with the query: the shortlist must
     not favour long names, nor drop names tied at its edge."""
-    nodes = {f"Notes/Note {i}": NodeInfo(f"Notes/Note {i}", f"Note {i}", "note") for i in range(1, 3000)}
-    graph = VaultGraph(nodes=nodes, parents={}, children_of={}, outlinks_of={}, backlinks_of={}, tag_members={})
+    nodes = {
+        f"Notes/Note {i}": NodeInfo(f"Notes/Note {i}", f"Note {i}", "note") for i in range(1, 3000)
+    }
+    graph = VaultGraph(
+        nodes=nodes, parents={}, children_of={}, outlinks_of={}, backlinks_of={}, tag_members={}
+    )
     assert NameIndex(graph).close(query) == full_difflib(graph, query)
 
 
@@ -97,9 +118,18 @@ def test_exact_matches_follow_the_rules_in_order() -> None:
         title = rng.choice([uri.rsplit("/", 1)[-1], rng.choice(parts), "Home"])
         aliases = tuple(rng.sample(parts + ["Start", "HUT"], rng.randint(0, 2)))
         nodes[uri] = NodeInfo(uri, title, "note", aliases=aliases)
-    graph = VaultGraph(nodes=nodes, parents={}, children_of={}, outlinks_of={}, backlinks_of={}, tag_members={})
+    graph = VaultGraph(
+        nodes=nodes, parents={}, children_of={}, outlinks_of={}, backlinks_of={}, tag_members={}
+    )
     index = NameIndex(graph)
-    probes = {p.casefold() for p in parts} | {"home", "start", "huts/hut", "places/hut", "x/hut", "dairy/brine/alp"}
+    probes = {p.casefold() for p in parts} | {
+        "home",
+        "start",
+        "huts/hut",
+        "places/hut",
+        "x/hut",
+        "dairy/brine/alp",
+    }
     probes |= {u.casefold() for u in rng.sample(sorted(nodes), 40)}
     for folded in sorted(probes):
         assert index.matches(folded) == brute_force_matches(graph, folded), folded
@@ -125,5 +155,7 @@ def test_each_rule(probe: str, expected: list[str]) -> None:
         "C/Deep/Hut": NodeInfo("C/Deep/Hut", "Hut", "note"),
         "D/Hut": NodeInfo("D/Hut", "Hut", "note"),
     }
-    graph = VaultGraph(nodes=nodes, parents={}, children_of={}, outlinks_of={}, backlinks_of={}, tag_members={})
+    graph = VaultGraph(
+        nodes=nodes, parents={}, children_of={}, outlinks_of={}, backlinks_of={}, tag_members={}
+    )
     assert NameIndex(graph).matches(probe) == expected == brute_force_matches(graph, probe)

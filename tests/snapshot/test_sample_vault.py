@@ -81,7 +81,12 @@ def _mtime(uri: str) -> float:
 def test_counts(sv: Sample) -> None:
     assert len(sv.notes) == 37
     assert sum(1 for n in sv.notes.values() if not n.body.strip()) == 1
-    assert sv.nodes_of_kind("folder") == {"Dairy", "Dairy/Cheese Making/Recipes", "Places/Pastures", "Templates"}
+    assert sv.nodes_of_kind("folder") == {
+        "Dairy",
+        "Dairy/Cheese Making/Recipes",
+        "Places/Pastures",
+        "Templates",
+    }
     assert sv.nodes_of_kind("ghost") == {"Winter Pasture Plan", "Cheese Shop"}
     assert sv.nodes_of_kind("attachment") == {"map.png", "images/trail map.jpg"}
 
@@ -94,7 +99,9 @@ def test_nested_folders_three_levels(sv: Sample) -> None:
     assert g.parent("Dairy/Cheese Making") == "Dairy"
     assert g.parent("Dairy") is None
     assert g.contextual_path("Dairy/Cheese Making/Recipes/Goat Ricotta") == [
-        "Dairy", "Dairy/Cheese Making", "Dairy/Cheese Making/Recipes"
+        "Dairy",
+        "Dairy/Cheese Making",
+        "Dairy/Cheese Making/Recipes",
     ]
 
 
@@ -111,7 +118,10 @@ def test_folder_note_index(sv: Sample) -> None:
     assert g.parent("Places/Huts/index") == "Places/index"
     assert g.info("Places/Huts/index").title == "Huts"
     assert g.children("Places/Huts/index") == (
-        "Places/Huts/Hochleger Dairy Hut", HUT, "Places/Huts/Zirbenkopf Bivouac", "Places/Huts/Gamsjoch Hut"
+        "Places/Huts/Hochleger Dairy Hut",
+        HUT,
+        "Places/Huts/Zirbenkopf Bivouac",
+        "Places/Huts/Gamsjoch Hut",
     )
     assert "Places" not in sv.built.graph and "Places/Huts" not in sv.built.graph
 
@@ -138,7 +148,10 @@ def test_folder_note_beside_its_folder(sv: Sample) -> None:
 
 def test_folder_note_readme(sv: Sample) -> None:
     assert sv.graph.parent("Projects/README") is None
-    assert sv.graph.children("Projects/README") == ("Projects/Cellar Expansion", "Projects/Descent Festival")
+    assert sv.graph.children("Projects/README") == (
+        "Projects/Cellar Expansion",
+        "Projects/Descent Festival",
+    )
     assert sv.graph.parent("Projects/Hut Roof Repair") == HUT
 
 
@@ -146,11 +159,15 @@ def test_virtual_notes(sv: Sample) -> None:
     g = sv.graph
     expected = {
         "Dairy": ("Dairy", None, ("Dairy/Cheese Making", "Dairy/Goat Herd")),
-        "Dairy/Cheese Making/Recipes": ("Recipes", "Dairy/Cheese Making", (
-            "Dairy/Cheese Making/Recipes/Brine",
-            "Dairy/Cheese Making/Recipes/Goat Ricotta",
-            "Dairy/Cheese Making/Recipes/Smoked Ziger",
-        )),
+        "Dairy/Cheese Making/Recipes": (
+            "Recipes",
+            "Dairy/Cheese Making",
+            (
+                "Dairy/Cheese Making/Recipes/Brine",
+                "Dairy/Cheese Making/Recipes/Goat Ricotta",
+                "Dairy/Cheese Making/Recipes/Smoked Ziger",
+            ),
+        ),
         "Places/Pastures": ("Pastures", "Places/index", ("Places/Pastures/Upper Pasture",)),
         "Templates": ("Templates", None, ("Templates/Meeting Template",)),
     }
@@ -235,7 +252,10 @@ def test_nested_tags_and_their_ancestors(sv: Sample) -> None:
     assert sv.tags(KELLER) == ["cellar", "cheese", "cheese/aging", "dairy"]
     assert sv.tags("Projects/README") == ["project"]
     assert sv.graph.tag_members["project"] == (
-        "Projects/Cellar Expansion", "Projects/Descent Festival", "Projects/Hut Roof Repair", "Projects/README"
+        "Projects/Cellar Expansion",
+        "Projects/Descent Festival",
+        "Projects/Hut Roof Repair",
+        "Projects/README",
     )
 
 
@@ -262,8 +282,20 @@ def test_embed_of_a_block(sv: Sample) -> None:
     link = _link(sv, HUT, "Glossary")
     assert (link.target, link.kind, link.subpath) == ("Glossary", "embed", "#^hirt")
     body = sv.notes["Glossary"].body
-    blocks = ["senn", "hirt", "alpabzug", "hochleger", "alpkaese", "lab", "schotte", "ziger",
-              "keller", "harfe", "anteil", "gemeinwerk"]
+    blocks = [
+        "senn",
+        "hirt",
+        "alpabzug",
+        "hochleger",
+        "alpkaese",
+        "lab",
+        "schotte",
+        "ziger",
+        "keller",
+        "harfe",
+        "anteil",
+        "gemeinwerk",
+    ]
     assert [b for b in blocks if f" ^{b}\n" in body or body.rstrip().endswith(f" ^{b}")] == blocks
 
 
@@ -285,11 +317,16 @@ def test_link_to_a_block(sv: Sample) -> None:
 
 
 def test_link_with_display_text(sv: Sample) -> None:
-    mira = [lk for lk in sv.links_from(ALPKAESE) if lk.kind == "wikilink" and lk.target == "People/Mira Halvorsen"]
+    mira = [
+        lk
+        for lk in sv.links_from(ALPKAESE)
+        if lk.kind == "wikilink" and lk.target == "People/Mira Halvorsen"
+    ]
     assert [lk.display for lk in mira] == ["our cheesemaker"]
-    assert (_link(sv, "Home", "Places/Huts/index").display, _link(sv, "Home", "Projects/README").display) == (
-        "The huts", "Projects"
-    )
+    assert (
+        _link(sv, "Home", "Places/Huts/index").display,
+        _link(sv, "Home", "Projects/README").display,
+    ) == ("The huts", "Projects")
 
 
 def test_link_to_a_local_heading(sv: Sample) -> None:
@@ -308,7 +345,8 @@ def test_markdown_links_with_percent_encoding(sv: Sample) -> None:
 
 def test_markdown_link_with_relative_path(sv: Sample) -> None:
     assert sv.out("People/Jakob Steiner") == {
-        ("Places/Huts/Gamsjoch Hut", "wikilink"), ("Projects/Hut Roof Repair", "markdown")
+        ("Places/Huts/Gamsjoch Hut", "wikilink"),
+        ("Projects/Hut Roof Repair", "markdown"),
     }
     assert sv.graph.backlinks("Projects/Hut Roof Repair") == ("People/Jakob Steiner",)
 
@@ -320,8 +358,18 @@ def test_links_in_non_hierarchy_properties(sv: Sample) -> None:
     assert ("People/Lena Fux", "property lead") in sv.out("Projects/Descent Festival")
     assert ("People/Jakob Steiner", "property lead") in sv.out("Projects/Hut Roof Repair")
     attendees = {
-        "Meetings/2022-11-20 Autumn Assembly": ["Anneliese Brunner", "Lena Fux", "Mira Halvorsen", "Tobias Rainer"],
-        "Meetings/2023-06-02 Spring Assembly": ["Anneliese Brunner", "Lena Fux", "Jakob Steiner", "Ignaz Moser"],
+        "Meetings/2022-11-20 Autumn Assembly": [
+            "Anneliese Brunner",
+            "Lena Fux",
+            "Mira Halvorsen",
+            "Tobias Rainer",
+        ],
+        "Meetings/2023-06-02 Spring Assembly": [
+            "Anneliese Brunner",
+            "Lena Fux",
+            "Jakob Steiner",
+            "Ignaz Moser",
+        ],
     }
     for meeting, people in attendees.items():
         got = [lk.target for lk in sv.links_from(meeting) if lk.predicate == "attendees"]
@@ -347,11 +395,16 @@ def test_inline_obsidian_comment(sv: Sample) -> None:
     uri = "Meetings/2022-11-20 Autumn Assembly"
     assert "Bank Statement 2022" not in sv.built.graph and "verify" not in sv.all_tags()
     body = sv.notes[uri].body
-    assert "Net result 24,400 francs" in body and "The first wheel of the summer went for 1,150 francs" in body
+    assert (
+        "Net result 24,400 francs" in body
+        and "The first wheel of the summer went for 1,150 francs" in body
+    )
     assert "check the auction figure" not in body
     assert sv.out(uri) == {
-        ("People/Anneliese Brunner", "property attendees"), ("People/Lena Fux", "property attendees"),
-        ("People/Mira Halvorsen", "property attendees"), ("People/Tobias Rainer", "property attendees"),
+        ("People/Anneliese Brunner", "property attendees"),
+        ("People/Lena Fux", "property attendees"),
+        ("People/Mira Halvorsen", "property attendees"),
+        ("People/Tobias Rainer", "property attendees"),
         (KELLER, "wikilink"),
     }
 
@@ -386,18 +439,45 @@ def test_numbers_and_heading_markers_are_not_tags(sv: Sample) -> None:
     assert "the highest so far was #123" in sv.notes[KELLER].body
     # The vault's whole tag index (SAMPLE_VAULT.md 3.4): nothing from headings, code or comments.
     assert sv.all_tags() == {
-        "assembly", "board", "cellar", "cheese", "cheese/aging", "cooperative", "dairy", "festival",
-        "glossary", "goats", "herd", "hiking", "home", "hut", "huts", "meeting", "pasture", "people",
-        "places", "process", "project", "project/cellar", "project/festival", "project/huts", "recipe",
-        "reference", "safety", "salt", "summer",
+        "assembly",
+        "board",
+        "cellar",
+        "cheese",
+        "cheese/aging",
+        "cooperative",
+        "dairy",
+        "festival",
+        "glossary",
+        "goats",
+        "herd",
+        "hiking",
+        "home",
+        "hut",
+        "huts",
+        "meeting",
+        "pasture",
+        "people",
+        "places",
+        "process",
+        "project",
+        "project/cellar",
+        "project/festival",
+        "project/huts",
+        "recipe",
+        "reference",
+        "safety",
+        "salt",
+        "summer",
     }
 
 
 def test_broken_links_become_ghosts(sv: Sample) -> None:
     assert sv.ghosts("Meetings/2023-06-02 Spring Assembly") == {"Winter Pasture Plan"}
     assert sv.ghosts("Projects/Cellar Expansion") == {"Cheese Shop"}
-    for ghost, source in (("Winter Pasture Plan", "Meetings/2023-06-02 Spring Assembly"),
-                          ("Cheese Shop", "Projects/Cellar Expansion")):
+    for ghost, source in (
+        ("Winter Pasture Plan", "Meetings/2023-06-02 Spring Assembly"),
+        ("Cheese Shop", "Projects/Cellar Expansion"),
+    ):
         assert sv.graph.info(ghost).kind == "ghost" and sv.graph.details(ghost) == ""
         assert sv.graph.backlinks(ghost) == (source,)
     assert [(lk.source, lk.written) for lk in sv.built.unresolved] == [
@@ -432,7 +512,8 @@ def test_invalid_yaml_front_matter(sv: Sample) -> None:
     assert sv.graph.parent(uri) == "Meetings"
     assert note.tags == ["board"]
     assert sv.out(uri) == {
-        ("Projects/Descent Festival", "wikilink"), ("People/Mira Halvorsen", "wikilink"),
+        ("Projects/Descent Festival", "wikilink"),
+        ("People/Mira Halvorsen", "wikilink"),
         ("Projects/Cellar Expansion", "wikilink"),
     }
     assert note.body.startswith("# Board Meeting, 15 September 2024")
@@ -450,7 +531,13 @@ def test_non_ascii_file_names(sv: Sample) -> None:
 def test_empty_note(sv: Sample) -> None:
     uri = "Dairy/Cheese Making/Recipes/Smoked Ziger"
     note = sv.notes[uri]
-    assert (note.title, note.body, note.tags, note.links, note.warnings) == ("Smoked Ziger", "", [], [], [])
+    assert (note.title, note.body, note.tags, note.links, note.warnings) == (
+        "Smoked Ziger",
+        "",
+        [],
+        [],
+        [],
+    )
     assert note.created == pytest.approx(_mtime(uri))
     assert sv.graph.parent(uri) == "Dairy/Cheese Making/Recipes"
     assert sv.graph.backlinks(uri) == ("Dairy/Cheese Making/Recipes/Goat Ricotta",)
@@ -469,10 +556,16 @@ def test_markdown_image(sv: Sample) -> None:
     # and the indexer keep a missing attachment under the path as written (as Obsidian lists an
     # unresolved link): "images/trail map.jpg".
     (link,) = [lk for lk in sv.links_from("Places/index") if lk.target_kind == "attachment"]
-    assert (link.target, link.kind, link.written) == ("images/trail map.jpg", "embed", "images/trail map.jpg")
+    assert (link.target, link.kind, link.written) == (
+        "images/trail map.jpg",
+        "embed",
+        "images/trail map.jpg",
+    )
     assert sv.ghosts("Places/index") == set()
     assert sv.out("Places/index") == {
-        (KELLER, "wikilink"), ("Places/Huts/index", "wikilink"), ("Places/Pastures/Upper Pasture", "wikilink")
+        (KELLER, "wikilink"),
+        ("Places/Huts/index", "wikilink"),
+        ("Places/Pastures/Upper Pasture", "wikilink"),
     }
 
 
@@ -499,14 +592,20 @@ def test_created_and_date(sv: Sample) -> None:
     assert _day(sv.notes["People/Anneliese Brunner"].created) == "2019-02-11"
     assert min(_day(sv.notes[u].created) for u in from_front) == "2019-02-11"
     assert max(_day(sv.notes[u].created) for u in from_front) == "2024-02-10"
-    for uri in ("Places/index", "Places/Huts/Spring Box", "Dairy/Cheese Making/Recipes/Smoked Ziger"):
+    for uri in (
+        "Places/index",
+        "Places/Huts/Spring Box",
+        "Dairy/Cheese Making/Recipes/Smoked Ziger",
+    ):
         assert uri not in from_front
 
 
 def test_front_matter_title(sv: Sample) -> None:
     assert sv.notes["Places/Huts/index"].title == "Huts"
     assert sv.graph.info("Places/Huts/index").title == "Huts"
-    assert [u for u, n in sv.notes.items() if n.title != u.rsplit("/", 1)[-1]] == ["Places/Huts/index"]
+    assert [u for u, n in sv.notes.items() if n.title != u.rsplit("/", 1)[-1]] == [
+        "Places/Huts/index"
+    ]
 
 
 def test_demo_focus_note(sv: Sample) -> None:
@@ -514,13 +613,19 @@ def test_demo_focus_note(sv: Sample) -> None:
     assert g.parent(HUT) == "Places/Huts/index"
     assert g.children(HUT) == ("Projects/Hut Roof Repair", "Places/Huts/Spring Box")
     assert sv.out(HUT) == {
-        ("People/Tobias Rainer", "property keeper"), ("Places/Huts/Hochleger Dairy Hut", "wikilink"),
-        ("Places/Huts/Spring Box", "embed"), ("Glossary", "embed"),
-        ("Places/Pastures/Upper Pasture", "wikilink"), ("Places/Huts/Gamsjoch Hut", "markdown"),
+        ("People/Tobias Rainer", "property keeper"),
+        ("Places/Huts/Hochleger Dairy Hut", "wikilink"),
+        ("Places/Huts/Spring Box", "embed"),
+        ("Glossary", "embed"),
+        ("Places/Pastures/Upper Pasture", "wikilink"),
+        ("Places/Huts/Gamsjoch Hut", "markdown"),
     }
     assert g.backlinks(HUT) == (
-        "Meetings/2023-06-02 Spring Assembly", "People/Tobias Rainer", "Places/Huts/Zirbenkopf Bivouac",
-        "Places/Huts/index", "Places/Pastures/Upper Pasture",
+        "Meetings/2023-06-02 Spring Assembly",
+        "People/Tobias Rainer",
+        "Places/Huts/Zirbenkopf Bivouac",
+        "Places/Huts/index",
+        "Places/Pastures/Upper Pasture",
     )
     assert g.info(HUT).tags == ("goats", "hut", "summer")
     assert 4000 < len(sv.notes[HUT].body) < 6000
@@ -530,14 +635,20 @@ def test_long_and_short_notes(sv: Sample) -> None:
     long_notes = {u for u, n in sv.notes.items() if len(n.body) > 4000}
     assert long_notes == {HUT, KELLER, ALPKAESE, "Projects/Descent Festival"}
     for uri, note in sv.notes.items():
-        if uri in long_notes or uri in ("Dairy/Cheese Making/Recipes/Smoked Ziger", "Templates/Meeting Template"):
+        if uri in long_notes or uri in (
+            "Dairy/Cheese Making/Recipes/Smoked Ziger",
+            "Templates/Meeting Template",
+        ):
             continue
         assert 80 <= len(note.body.split()) <= 400, uri
 
 
 # -- section 3.1: the whole hierarchy ---------------------------------------------------------
 HIERARCHY = {
-    "Glossary": None, "Home": None, "Meetings": None, "Dairy/Cheese Making": "Dairy",
+    "Glossary": None,
+    "Home": None,
+    "Meetings": None,
+    "Dairy/Cheese Making": "Dairy",
     "Dairy/Cheese Making/Brine": "Dairy/Cheese Making",
     "Dairy/Cheese Making/Cutting the Curd": "Dairy/Cheese Making",
     "Dairy/Cheese Making/Pressing": "Dairy/Cheese Making",
@@ -545,17 +656,30 @@ HIERARCHY = {
     "Dairy/Cheese Making/Recipes/Goat Ricotta": "Dairy/Cheese Making/Recipes",
     ALPKAESE: "Dairy/Cheese Making",
     "Dairy/Cheese Making/Recipes/Smoked Ziger": "Dairy/Cheese Making/Recipes",
-    "Dairy/Cheese Making/Renneting": "Dairy/Cheese Making", "Dairy/Goat Herd": "Dairy",
-    "Meetings/2022-11-20 Autumn Assembly": "Meetings", "Meetings/2023-06-02 Spring Assembly": "Meetings",
+    "Dairy/Cheese Making/Renneting": "Dairy/Cheese Making",
+    "Dairy/Goat Herd": "Dairy",
+    "Meetings/2022-11-20 Autumn Assembly": "Meetings",
+    "Meetings/2023-06-02 Spring Assembly": "Meetings",
     "Meetings/2024-09-15 Board Meeting": "Meetings",
-    **{p: "People/People" for p in PEOPLE}, "People/People": None,
-    "Places/Huts/Gamsjoch Hut": "Places/Huts/index", "Places/Huts/Hochleger Dairy Hut": "Places/Huts/index",
-    "Places/Huts/index": "Places/index", HUT: "Places/Huts/index", "Places/Huts/Spring Box": HUT,
-    "Places/Huts/Zirbenkopf Bivouac": "Places/Huts/index", "Places/index": None, KELLER: "Places/index",
-    "Places/Pastures/Upper Pasture": "Places/Pastures", "Projects/Cellar Expansion": "Projects/README",
-    "Projects/Descent Festival": "Projects/README", "Projects/Hut Roof Repair": HUT,
-    "Projects/README": None, "Templates/Meeting Template": "Templates",
-    "Dairy": None, "Dairy/Cheese Making/Recipes": "Dairy/Cheese Making", "Places/Pastures": "Places/index",
+    **{p: "People/People" for p in PEOPLE},
+    "People/People": None,
+    "Places/Huts/Gamsjoch Hut": "Places/Huts/index",
+    "Places/Huts/Hochleger Dairy Hut": "Places/Huts/index",
+    "Places/Huts/index": "Places/index",
+    HUT: "Places/Huts/index",
+    "Places/Huts/Spring Box": HUT,
+    "Places/Huts/Zirbenkopf Bivouac": "Places/Huts/index",
+    "Places/index": None,
+    KELLER: "Places/index",
+    "Places/Pastures/Upper Pasture": "Places/Pastures",
+    "Projects/Cellar Expansion": "Projects/README",
+    "Projects/Descent Festival": "Projects/README",
+    "Projects/Hut Roof Repair": HUT,
+    "Projects/README": None,
+    "Templates/Meeting Template": "Templates",
+    "Dairy": None,
+    "Dairy/Cheese Making/Recipes": "Dairy/Cheese Making",
+    "Places/Pastures": "Places/index",
     "Templates": None,
 }
 
@@ -568,18 +692,51 @@ def test_every_parent(sv: Sample) -> None:
 # -- section 4: things that must not exist ----------------------------------------------------
 def test_things_that_must_not_exist(sv: Sample) -> None:
     nodes = set(sv.built.graph.nodes)
-    for uri in ("Archive/Price List 2019", "Archive", "People", "Places", "Places/Huts", "Projects"):
+    for uri in (
+        "Archive/Price List 2019",
+        "Archive",
+        "People",
+        "Places",
+        "Places/Huts",
+        "Projects",
+    ):
         assert uri not in nodes, uri
-    for ghost in ("Firstname Lastname", "Name Here", "Bank Statement 2022", "Private Notes Lena",
-                  "Cellar Flood Records", "Salt Tables", "not a link", "Alpabzug", "Anni",
-                  "shepherd's hut", "Recipes/Brine", "Brine", "Pradella Alpkäse"):
+    for ghost in (
+        "Firstname Lastname",
+        "Name Here",
+        "Bank Statement 2022",
+        "Private Notes Lena",
+        "Cellar Flood Records",
+        "Salt Tables",
+        "not a link",
+        "Alpabzug",
+        "Anni",
+        "shepherd's hut",
+        "Recipes/Brine",
+        "Brine",
+        "Pradella Alpkäse",
+    ):
         assert ghost not in nodes, ghost
     assert not any(u.startswith(".obsidian") for u in nodes)
     assert all(not u.startswith(".") for u in sv.notes)
-    unwanted_tags = {"draft", "project/short-name", "minutes", "verify", "confidential", "todo",
-                     "saltcheck", "117", "archived", "prices", "winter"}
+    unwanted_tags = {
+        "draft",
+        "project/short-name",
+        "minutes",
+        "verify",
+        "confidential",
+        "todo",
+        "saltcheck",
+        "117",
+        "archived",
+        "prices",
+        "winter",
+    }
     assert not unwanted_tags & sv.all_tags()
-    for child, parent in (("Projects/Hut Roof Repair", HUT), ("Places/Huts/Spring Box", HUT),
-                          (ALPKAESE, "Dairy/Cheese Making")):
+    for child, parent in (
+        ("Projects/Hut Roof Repair", HUT),
+        ("Places/Huts/Spring Box", HUT),
+        (ALPKAESE, "Dairy/Cheese Making"),
+    ):
         types = [d["type"] for d in (sv.built.graph.get_edge_data(child, parent) or {}).values()]
         assert types == ["parent"], (child, types)
