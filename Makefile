@@ -21,6 +21,8 @@ demo: $(STAMP)
 
 test: $(STAMP) $(NODE_STAMP) chromium
 	$(BIN)/ruff check indexer graphrag tests benchmarks examples
+	$(BIN)/ruff format --check indexer graphrag tests benchmarks examples
+	$(BIN)/mypy
 	$(BIN)/pytest -q
 	npx tsc --noEmit -p tsconfig.json
 	npx vitest run
@@ -44,6 +46,7 @@ chromium:
 lint: $(STAMP)
 	$(BIN)/ruff check indexer graphrag tests benchmarks examples
 	$(BIN)/ruff format --check indexer graphrag tests benchmarks examples
+	$(BIN)/mypy
 
 clean:
 	rm -rf $(VENV) .demo-index
