@@ -202,10 +202,13 @@ class LexicalIndex:
         """How many of ``terms`` each text holds: what ``token_lists`` would say, with
         each distinct word stemmed once for all the texts (choosing a search hit's
         snippet tokenized ~100 chunks per query, most of a lexical search's time)."""
-        lists = [words(t) for t in texts]
-        stem = self._stem
-        stems = {w: stem(w) for w in {w for ws in lists for w in ws}}
-        return [len({stems[w] for w in ws} & terms) for ws in lists]
+        sets = [set(_WORD.findall(t.lower())) for t in texts]
+        distinct = sorted(set().union(*sets) - STOPWORDS_EN)
+        stemmed = self._stemmer.stemWords(distinct) if self._stemmer is not None else distinct  # type: ignore[attr-defined]
+        # The words whose stem is one of the terms: each text is then one set intersection.
+        hits = {w: s for w, s in zip(distinct, stemmed, strict=True) if s in terms}
+        found = hits.keys()
+        return [len({hits[w] for w in ws & found}) for ws in sets]
 
     def score(self, text: str, size: int) -> LexicalScores:
         """BM25 of every note for ``text``; ``size`` is the corpus's note count.
@@ -464,7 +467,9 @@ def _save(corpus: Corpus, index: LexicalIndex, path: Path) -> None:
 # bm25s's tokenizer (``bm25s.tokenize``, the indexing side): scikit-learn's token pattern
 # on lower-cased text, then its English stop words out. The same rules here, because
 # importing bm25s (scipy) costs ~0.2 s a question; tests check the two agree.
-_WORD = re.compile(r"(?u)\b\w\w+\b")
+# bm25s's pattern is (?u)\b\w\w+\b; a greedy run of 2+ word characters can only start
+# and end at a word boundary in findall, so the boundaries are dropped (a third faster).
+_WORD = re.compile(r"\w\w+")
 STOPWORDS_EN = frozenset(
     [
         "a",

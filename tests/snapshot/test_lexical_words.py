@@ -95,3 +95,11 @@ def test_scoring_a_question_does_not_import_bm25s() -> None:
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert out.stdout.split() == ["False", "False"]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_random_unicode_text_tokenizes_as_bm25s(seed: int) -> None:
+    rng = random.Random(seed)
+    alphabet = "aZé_ 9\t\n-'.,ßİı日ΣΩ\u0301\u200b!#[]()"
+    texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 300))) for _ in range(40)]
+    assert _index().token_lists(texts) == _bm25s(texts)
