@@ -70,7 +70,7 @@ const PHRASES: Record<string, string> = {
 export function relationSentence(note: RelatedNote, focusTitle: string): string {
   if (note.relationSentence) return note.relationSentence;
   const phrase = PHRASES[note.relationToFocusNote];
-  if (phrase === undefined) return `${note.title}: ${splitCamel(note.relationToFocusNote)} of ${focusTitle}`;
+  if (phrase === undefined) return `${note.title} is related to ${focusTitle} (${splitCamel(note.relationToFocusNote)})`;
   return phrase
     .replace("{note}", note.title)
     .replace("{focus}", focusTitle)
