@@ -61,6 +61,7 @@ PHRASES: dict[Relation, str] = {
     Relation.RemotelyRelated: "{note} is connected to {focus}: {path}",
     Relation.SharesTag: "{note} shares a tag with {focus}",
     Relation.OnPathBetweenEntries: "{note} lies on a path between the entry notes",
+    Relation.MatchesQuestion: "{note} matches the question itself (found by search, not by a link)",
 }
 
 PREAMBLE = (

@@ -120,6 +120,21 @@ def tag_scores(query: ParsedQuery, corpus: Corpus, graph: VaultGraph) -> np.ndar
     return out / len(query.tags)
 
 
+def text_evidence(
+    sims: np.ndarray, lexical: LexicalScores | None, settings: QuerySettings
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(by_vector, by_lexical)``: the notes whose text is evidence for the question,
+    a cosine of at least ``entry_min_similarity``, or at least ``lexical_min_coverage``
+    of the question's terms. Query mode shows no note found by search without it."""
+    by_vector = sims >= settings.entry_min_similarity
+    by_lexical = (
+        (lexical.coverage() >= settings.lexical_min_coverage) & (lexical.scores > 0)
+        if lexical is not None
+        else np.zeros_like(by_vector)
+    )
+    return by_vector, by_lexical
+
+
 def select_entries(
     query: ParsedQuery,
     sims: np.ndarray,
@@ -145,12 +160,7 @@ def select_entries(
         + s.entry_weight_tags * tags
         + s.entry_weight_title * title
     )
-    by_vector = sims >= s.entry_min_similarity
-    by_lexical = (
-        (lexical.coverage() >= s.lexical_min_coverage) & (lexical.scores > 0)
-        if lexical is not None
-        else np.zeros_like(by_vector)
-    )
+    by_vector, by_lexical = text_evidence(sims, lexical, s)
     qualified = by_vector | by_lexical | (tags > 0) | (title > 0)
     if allowed is not None:
         qualified &= allowed

@@ -44,6 +44,7 @@ def entry_block(entry: EntryNote, position: int) -> str:
     parts = ["Entry note", "matched by " + "+".join(entry.matched_by)]
     if entry.note.tags:
         parts.append("Tags: " + ", ".join(entry.note.tags))
+    parts.extend(_copies(entry))
     parts.append(f"URI: {entry.uri}")
     head = f'[{position}] Document: "{entry.title}" ({", ".join(parts)})'
     return f"{head}\nContent: {_quoted(entry.note.details)}\n"
@@ -58,9 +59,17 @@ def related_block(note: QueryNote, position: int) -> str:
         parts.append("Shared Tags: " + ", ".join(note.shared_tags))
     if len(note.path) > 1:
         parts.append("Path: " + ARROW.join(step.title for step in note.path))
+    parts.extend(_copies(note))
     parts.append(f"URI: {note.uri}")
     head = f'[{position}] Document: "{note.title}" ({", ".join(parts)})'
     return f"{head}\nContent: {_quoted(note.note.details)}\n"
+
+
+def _copies(doc: Doc) -> list[str]:
+    """Notes left out because they hold the same text, named so the model can cite them."""
+    if not doc.copies:
+        return []
+    return ["Same text in: " + "; ".join(f"{c.title} ({c.uri})" for c in doc.copies)]
 
 
 def doc_block(doc: Doc, position: int) -> str:

@@ -50,6 +50,8 @@ class Relation(StrEnum):
     # query mode: not derived from a discovery path, so they rank below every path relation
     SharesTag = "SharesTag"
     OnPathBetweenEntries = "OnPathBetweenEntries"
+    # query mode: found by the question's own match (hybrid search), not through the graph
+    MatchesQuestion = "MatchesQuestion"
 
 
 def iso_utc(timestamp: float | None) -> str | None:

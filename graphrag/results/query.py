@@ -3,7 +3,9 @@
 Query mode reuses focus mode's shapes: an entry note is a ``FocusNote`` (its
 lists capped, since several entries share one budget) and a related note is a
 ``RelatedNote`` whose ``relationToFocusNote`` is relative to ``focusUri``, the
-entry it was reached from. Scores and paths appear only with ``explain``.
+entry it was reached from (a note found by the question's own match,
+``MatchesQuestion``, is its own ``focusUri``). ``copies`` names notes holding the
+same text, left out of the context. Scores and paths appear only with ``explain``.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ class EntryNote:
     matched_by: tuple[str, ...]
     details_truncated: bool = False
     explain: EntryExplain | None = None
+    copies: tuple[UriAndTitle, ...] = ()  # notes holding the same text, left out
 
     @property
     def uri(self) -> str:
@@ -59,6 +62,8 @@ class EntryNote:
             if key == "details" and self.details_truncated:
                 out["detailsTruncated"] = True
         out["matchedBy"] = list(self.matched_by)
+        if self.copies:
+            out["copies"] = [c.to_json() for c in self.copies]
         if with_explain and self.explain is not None:
             out["explain"] = self.explain.to_json()
         return out
@@ -98,6 +103,7 @@ class QueryNote:
     distance: int
     path: tuple[UriAndTitle, ...]
     explain: QueryExplain | None = None
+    copies: tuple[UriAndTitle, ...] = ()  # notes holding the same text, left out
 
     @property
     def uri(self) -> str:
@@ -111,6 +117,8 @@ class QueryNote:
         out = self.note.to_json(with_explain=False)
         out["focusUri"] = self.focus.uri
         out["sharedTags"] = list(self.shared_tags)
+        if self.copies:
+            out["copies"] = [c.to_json() for c in self.copies]
         if with_explain and self.explain is not None:
             out["explain"] = self.explain.to_json()
         return out

@@ -121,21 +121,28 @@ def lexical_search(scope: Scope, query: str, top_k: int) -> SearchResult:
 
 
 def hybrid_search(scope: Scope, query: str, query_vec: np.ndarray, top_k: int) -> SearchResult:
-    s = scope.settings
     chunk_scores = scope.corpus.chunk_scores(query_vec)
     sims = scope.corpus.note_sims(chunk_scores)
     lex = scope.lexical().score(query, len(scope.corpus)).scores
-    rankings = {
-        "vector": top_notes(sims, s.rrf_depth, scope.allowed, -1.0),
-        "lexical": top_notes(lex, s.rrf_depth, scope.allowed, 0.0),
-    }
-    rankings["graph"] = graph_ranking(scope, rankings["vector"], rankings["lexical"], sims)
-    fused = rrf(rankings, s.rrf_k)
+    fused = fused_ranking(scope, sims, lex)
     hits = []
     for i, total, ranks in fused[:top_k]:
         hit = vector_hit(scope, i, total, chunk_scores)
         hits.append(SearchHit(hit.uri, hit.title, total, hit.heading, hit.snippet, ranks))
     return SearchResult(query, "hybrid", tuple(hits), message=None if hits else "no note matches")
+
+
+def fused_ranking(
+    scope: Scope, sims: np.ndarray, lex: np.ndarray | None
+) -> list[tuple[int, float, dict[str, int]]]:
+    """The hybrid ranking: RRF of the vector ranking, the BM25 ranking (``lex``, None
+    when lexical search is off) and the graph votes of their best hits."""
+    s = scope.settings
+    rankings = {"vector": top_notes(sims, s.rrf_depth, scope.allowed, -1.0)}
+    if lex is not None:
+        rankings["lexical"] = top_notes(lex, s.rrf_depth, scope.allowed, 0.0)
+    rankings["graph"] = graph_ranking(scope, rankings["vector"], rankings.get("lexical", []), sims)
+    return rrf(rankings, s.rrf_k)
 
 
 def rrf(rankings: dict[str, list[int]], k: int) -> list[tuple[int, float, dict[str, int]]]:
