@@ -4,7 +4,6 @@ the real server (``python -m graphrag serve``) streams an answer from llm-echo."
 from __future__ import annotations
 
 import json
-import shutil
 import threading
 import time
 from collections.abc import Iterator
@@ -19,9 +18,6 @@ import uvicorn
 from graphrag import VaultRAG
 from graphrag.config.server import ServerSettings
 from graphrag.serve.app import create_app
-from indexer import build_index
-from tests.support.fakes import HashEmbedder
-from tests.support.files import SAMPLE_VAULT
 from tests.support.llm_fakes import SLOW, SLOW_PIECES, echoed
 from tests.support.polling import wait_until
 from tests.support.server import free_port, serve
@@ -82,14 +78,6 @@ def test_a_client_that_goes_away_stops_the_model(rag: VaultRAG) -> None:
             httpx.post(base + "/ask", json={**body, "stream": False}, timeout=0.5)
         wait_until(SLOW.closed.is_set, timeout=5)
         assert not SLOW.finished.is_set()
-
-
-@pytest.fixture
-def indexed_vault(tmp_path: Path) -> Path:
-    vault = tmp_path / "vault"
-    shutil.copytree(SAMPLE_VAULT, vault)
-    build_index(vault, embedder=HashEmbedder())
-    return vault
 
 
 def test_real_server_streams_an_answer_from_llm_echo(indexed_vault: Path) -> None:

@@ -3,31 +3,20 @@
 from __future__ import annotations
 
 import asyncio
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from graphrag.config import load_settings
 from graphrag.serve.mcp_server import build_mcp_server
-from indexer import build_index
 from tests.support.fakes import HASH_BACKEND, HashEmbedder
-from tests.support.files import ROOT, SAMPLE_VAULT
+from tests.support.files import ROOT
 
 HUT = "Places/Huts/Shepherd's Hut"
 TOOLS = {"query", "focus", "search", "get_note"}
-
-
-@pytest.fixture
-def indexed_vault(tmp_path: Path) -> Path:
-    vault = tmp_path / "vault"
-    shutil.copytree(SAMPLE_VAULT, vault)
-    build_index(vault, embedder=HashEmbedder())
-    return vault
 
 
 def stdio_server(vault: Path) -> StdioServerParameters:

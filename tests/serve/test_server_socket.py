@@ -11,21 +11,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from indexer import build_index
-from tests.support.fakes import HashEmbedder
 from tests.support.files import ROOT, SAMPLE_VAULT, write
 from tests.support.polling import wait_until
 from tests.support.server import serve, subprocess_env
 
 HUT = "Places/Huts/Shepherd's Hut"
-
-
-@pytest.fixture
-def indexed_vault(tmp_path: Path) -> Path:
-    vault = tmp_path / "vault"
-    shutil.copytree(SAMPLE_VAULT, vault)
-    build_index(vault, embedder=HashEmbedder())
-    return vault
 
 
 def test_real_server_answers_over_loopback(indexed_vault: Path) -> None:
