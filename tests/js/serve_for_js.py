@@ -21,7 +21,7 @@ import llm
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.support import llm_fakes  # noqa: E402
+from tests.support import llm_fakes
 
 PIECES = 600
 PIECE_SECONDS = 0.1
