@@ -18,8 +18,10 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import networkx as nx
+if TYPE_CHECKING:  # built only by build_graph: a live update never imports it (~19 MB)
+    import networkx as nx
 
 from .hierarchy import all_folders, build_hierarchy, folder_representatives
 from .parse import ParsedNote
@@ -168,6 +170,8 @@ def build_graph(
     )
     hierarchy = build_hierarchy(uris, chosen, folder_note_names, folder_note_beside, paths, reps)
     warnings.extend(hierarchy.warnings)
+
+    import networkx as nx
 
     g = nx.MultiDiGraph()
     for note in notes:

@@ -17,6 +17,7 @@ from typing import Any
 import uvicorn
 
 from graphrag.serve import server_file
+from graphrag.serve.memory import Trimmer, limit_arenas
 
 
 class AnnouncedServer(uvicorn.Server):
@@ -78,7 +79,10 @@ def run_announced(app: Any, rag: Any, settings: Any) -> None:
         app, host=server.host, port=server.port, log_level="warning", server_header=False
     )
     runner = AnnouncedServer(config, rag, settings)
+    limit_arenas()
+    trimmer = Trimmer().start()
     try:
         runner.run()
     finally:
+        trimmer.stop()
         runner.withdraw()
