@@ -27,8 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from indexer import build_index, load_index, parse_vault
-from indexer.embed import SentenceTransformerEmbedder
+from indexer import build_index, load_index, parse_vault  # noqa: E402
+from indexer.embed import SentenceTransformerEmbedder  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "vaults"
 

@@ -54,7 +54,7 @@ from graphrag.api import VaultRAG  # noqa: E402
 from graphrag.config import load_settings  # noqa: E402
 from graphrag.serve.live import LiveIndex  # noqa: E402
 from graphrag.snapshot import lexical  # noqa: E402
-from graphrag.snapshot.corpus import Corpus, build_corpus, corpus_for  # noqa: E402
+from graphrag.snapshot.corpus import Corpus, build_corpus  # noqa: E402
 from tests.support.fakes import HashEmbedder  # noqa: E402
 
 
@@ -119,7 +119,7 @@ def main() -> None:
         update=False,
     )
     stats = rag.index()  # catch up with the vault once, untimed
-    corpus = corpus_for(rag.snapshot)
+    corpus = rag.snapshot.corpus
     n = len(corpus)
     size_mb = sum(len(t.encode()) for t in texts_of(corpus)) / 1e6
     titles = [rag.snapshot.graph.info(u).title for u in corpus.uris]
@@ -145,7 +145,7 @@ def main() -> None:
             seconds, stats = timed(rag.index)
             assert stats.changed == 1 and not stats.full_reason, stats
             edit_s.append(seconds)
-            seconds, corpus = timed(lambda: corpus_for(rag.snapshot))
+            seconds, corpus = timed(lambda: rag.snapshot.corpus)
             corpus_s.append(seconds)
             seconds, index = timed(lambda: lexical.lexical_index(corpus))  # noqa: B023
             index_s.append(seconds)
@@ -195,7 +195,7 @@ def main() -> None:
     )
     print(f"| load saved (new process) | {ms(loads)} | {len(loads)} |")
     print(f"| for context: `VaultRAG.index()` of the edit | {ms(edit_s)} | {runs} |")
-    print(f"| for context: `corpus_for` of the new snapshot | {ms(corpus_s)} | {runs} |")
+    print(f"| for context: `snapshot.corpus` of the new snapshot | {ms(corpus_s)} | {runs} |")
     print(
         f"| served: `LiveIndex.update()` of an edit (index, corpus and BM25 built) | {ms(update_s)} | {len(update_s)} |"
     )

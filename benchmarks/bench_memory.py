@@ -81,9 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     create_app(rag)
     rag.snapshot  # noqa: B018
     step("index opened, graph loaded")
-    from graphrag.snapshot.corpus import corpus_for
 
-    corpus_for(rag.snapshot)
+    rag.snapshot.corpus  # noqa: B018 - built on first use
     step("per-snapshot arrays (chunk vectors) and FAISS")
     rag.lexical_search("warm up")
     step("BM25 index")

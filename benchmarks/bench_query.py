@@ -56,7 +56,7 @@ from graphrag.search.searches import Scope, semantic_search  # noqa: E402
 from graphrag.snapshot import corpus as corpus_module  # noqa: E402
 from graphrag.snapshot import lexical_file  # noqa: E402
 from graphrag.snapshot.chunk_vectors import HalfVectors  # noqa: E402
-from graphrag.snapshot.corpus import Corpus, build_corpus, corpus_for  # noqa: E402
+from graphrag.snapshot.corpus import Corpus, build_corpus  # noqa: E402
 from graphrag.snapshot.lexical import build_lexical, lexical_index  # noqa: E402
 from indexer.embed import SentenceTransformerEmbedder  # noqa: E402
 
@@ -199,7 +199,7 @@ def bench_size(
 
     before = rss_mb()
     started = time.perf_counter()
-    corpus = corpus_for(snapshot)
+    corpus = snapshot.corpus
     corpus_s = time.perf_counter() - started
     corpus_mb = rss_mb() - before
     lexical_dir = snapshot.index.generation / lexical_file.FILE

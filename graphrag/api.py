@@ -13,7 +13,6 @@ from graphrag.config import Settings, load_settings
 from graphrag.errors import AmbiguousNoteError, InvalidRequestError, NoteNotFoundError, VaultError
 from graphrag.search.modes import SEARCH_MODES
 from graphrag.snapshot.graph import VaultGraph
-from graphrag.snapshot.names import name_index
 from graphrag.snapshot.snapshot import Snapshot
 from indexer.store import MANIFEST, default_index_dir, read_manifest
 
@@ -30,6 +29,7 @@ if TYPE_CHECKING:
     from graphrag.results.search import GraphSearchResult, SearchResult
     from graphrag.search.searches import Scope
     from graphrag.snapshot.filters import Filters
+    from graphrag.snapshot.names import NameIndex
     from indexer.build import IndexStats
     from indexer.config import EmbeddingSettings
     from indexer.doctor import DoctorReport
@@ -171,7 +171,8 @@ class VaultRAG:
         ``graph`` is the snapshot's graph a caller already holds, so one request
         resolves and answers against the same generation.
         """
-        graph = graph if graph is not None else self.graph
+        snapshot = self.snapshot
+        graph = graph if graph is not None else snapshot.graph
         query = name.strip().replace("\\", "/")
         if not query:
             raise InvalidRequestError("note", "empty note name")
@@ -188,7 +189,7 @@ class VaultRAG:
         for c in candidates:
             if c in graph.nodes and graph.nodes[c].kind == "note":
                 return c
-        hits = name_index(graph).matches(query.removesuffix(".md").casefold())
+        hits = _name_index(snapshot, graph).matches(query.removesuffix(".md").casefold())
         if len(hits) == 1:
             return hits[0]
         if hits:
@@ -197,7 +198,8 @@ class VaultRAG:
 
     def suggest(self, query: str, n: int = 5, graph: VaultGraph | None = None) -> list[str]:
         """Up to ``n`` note uris whose title or uri is close to ``query``."""
-        return name_index(graph if graph is not None else self.graph).close(query, n)
+        snapshot = self.snapshot
+        return _name_index(snapshot, graph if graph is not None else snapshot.graph).close(query, n)
 
     # -- retrieval ----------------------------------------------------------------------
     def focus(
@@ -265,10 +267,9 @@ class VaultRAG:
 
     def _search_scope(self, filters: Filters | Mapping[str, Any] | None = None) -> Scope:
         from graphrag.search.searches import Scope
-        from graphrag.snapshot.corpus import corpus_for
 
         snapshot = self.snapshot  # once: an index update mid-call must not mix generations
-        corpus = corpus_for(snapshot)
+        corpus = snapshot.corpus
         chosen = as_filters(filters)
         allowed = chosen.mask(corpus, snapshot.graph)
         return Scope(snapshot.index, snapshot.graph, corpus, self.settings.query, allowed)
@@ -612,6 +613,16 @@ def as_filters(filters: Filters | Mapping[str, Any] | None) -> Filters:
     from graphrag.snapshot.filters import Filters
 
     return filters if isinstance(filters, Filters) else Filters.parse(**(filters or {}))
+
+
+def _name_index(snapshot: Snapshot, graph: VaultGraph) -> NameIndex:
+    """The name index of ``graph``: the snapshot's own, unless the caller holds an older
+    graph (an update swapped the snapshot in between), whose index is built for it."""
+    if graph is snapshot.graph:
+        return snapshot.names
+    from graphrag.snapshot.names import NameIndex
+
+    return NameIndex(graph)
 
 
 def _question(text: str) -> str:

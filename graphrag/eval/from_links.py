@@ -261,11 +261,10 @@ class HiddenLinkQuery:
     ) -> dict[int, list[Retrieved]]:
         from graphrag.query.entry import parse_query
         from graphrag.query.mode import run_query
-        from graphrag.snapshot.corpus import corpus_for
 
         rag = self.rag
         snapshot = rag.snapshot
-        corpus = corpus_for(snapshot)
+        corpus = snapshot.corpus
         settings = rag.settings
         out: dict[int, list[Retrieved]] = {b: [] for b in budgets}
         for q in questions:

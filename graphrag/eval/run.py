@@ -179,10 +179,9 @@ class _PackedBaseline:
     def run(
         self, questions: Sequence[Question], budgets: Sequence[int]
     ) -> dict[int, list[Retrieved]]:
-        from graphrag.snapshot.corpus import corpus_for
 
         snapshot = self.rag.snapshot  # one generation for the whole run
-        corpus = corpus_for(snapshot)
+        corpus = snapshot.corpus
         vectors = self.vectors = self.vectors or QueryVectors(self.rag.embedder, questions)
         ranked = self.rankings(corpus, questions)
         # Query-aware details need each question's chunk scores, as query mode has.

@@ -26,7 +26,6 @@ from typing import Any
 
 from graphrag.api import VaultRAG
 from graphrag.errors import IndexBusyError, VaultError, VaultRAGError
-from graphrag.snapshot.names import name_index
 from graphrag.snapshot.snapshot import Snapshot
 from indexer import IndexStats
 from indexer.store import read_manifest
@@ -138,8 +137,7 @@ class LiveIndex:
         and changed notes.
         """
         snapshot = self.rag.snapshot
-        snapshot.index.vectors  # noqa: B018 - a lazy property; reading it loads
-        name_index(snapshot.graph)  # notes by title and alias, for requests by name
+        snapshot.warm()  # the vectors, and notes by title and alias for requests by name
         if counts:
             self._warm_search(snapshot, lexical=self.rag.settings.query.lexical_enabled)
             from graphrag.budget import truncate
@@ -151,25 +149,20 @@ class LiveIndex:
             )
             for note in graph.notes():
                 count(truncate(graph.details(note.uri), limit)[0])
-        elif replaced is not None and replaced is not snapshot:
-            from graphrag.snapshot.corpus import cached_corpus
-            from graphrag.snapshot.lexical import lexical_built
-
-            before = cached_corpus(replaced)
-            if before is not None:
-                language = self.rag.settings.query.stemmer_language
-                self._warm_search(snapshot, lexical=lexical_built(before, language))
+        elif (
+            replaced is not None
+            and replaced is not snapshot
+            and replaced.built_corpus() is not None
+        ):
+            language = self.rag.settings.query.stemmer_language
+            self._warm_search(snapshot, lexical=replaced.lexical_built(language))
 
     def _warm_search(self, snapshot: Snapshot, lexical: bool) -> None:
         """Build ``snapshot``'s query arrays (and BM25 index); a failure is only logged:
         the first query that needs them reports it."""
-        from graphrag.snapshot.corpus import corpus_for
-        from graphrag.snapshot.lexical import lexical_index
-
+        language = self.rag.settings.query.stemmer_language
         try:
-            corpus = corpus_for(snapshot)
-            if lexical:
-                lexical_index(corpus, self.rag.settings.query.stemmer_language)
+            snapshot.warm(search=True, language=language if lexical else None)
         except Exception:
             log.warning(
                 "building the query arrays of %s failed", snapshot.index.generation, exc_info=True

@@ -13,9 +13,8 @@ notes), above it a float16 copy with the best rows scored again in float32
 from FAISS's own storage (``chunk_vectors.py``: half the bytes read, half
 the memory of a float32 copy).
 
-A ``Corpus`` belongs to one ``Snapshot``: ``corpus_for`` keys its cache by the
-snapshot's graph object and drops the entry when that graph is collected, so a
-reload (a new generation, or the same one reopened) never sees stale arrays.
+A ``Corpus`` belongs to one ``Snapshot`` (``Snapshot.corpus`` builds it on first
+use), so a reload (a new generation, or the same one reopened) never sees stale arrays.
 """
 
 from __future__ import annotations
@@ -23,10 +22,9 @@ from __future__ import annotations
 import bisect
 import sqlite3
 import threading
-import weakref
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 import faiss
@@ -44,13 +42,7 @@ from graphrag.snapshot.graph import VaultGraph
 from indexer.load import IndexSnapshot
 from indexer.vectors import VectorIndex
 
-if TYPE_CHECKING:
-    from graphrag.snapshot.snapshot import Snapshot
-
 T = TypeVar("T")
-
-_CACHE: dict[int, Corpus] = {}
-_CACHE_LOCK = threading.Lock()
 
 
 class Corpus:
@@ -215,30 +207,6 @@ class Corpus:
         return sqlite3.connect(
             f"file:{quote(str(db_path))}?mode=ro&immutable=1", uri=True, check_same_thread=False
         )
-
-
-def corpus_for(snapshot: Snapshot) -> Corpus:
-    """The cached ``Corpus`` of ``snapshot``, built on first use."""
-    graph = snapshot.graph
-    key = id(graph)
-    with _CACHE_LOCK:
-        corpus = _CACHE.get(key)
-        if corpus is not None and corpus.generation == snapshot.index.generation:
-            return corpus
-        # Built under the lock: two threads asking at once wait for one build.
-        corpus = build_corpus(snapshot.index, graph)
-        _CACHE[key] = corpus
-        weakref.finalize(graph, _CACHE.pop, key, None)
-    return corpus
-
-
-def cached_corpus(snapshot: Snapshot) -> Corpus | None:
-    """The ``Corpus`` of ``snapshot`` if something already built it (never builds)."""
-    with _CACHE_LOCK:
-        corpus = _CACHE.get(id(snapshot.graph))
-    if corpus is not None and corpus.generation == snapshot.index.generation:
-        return corpus
-    return None
 
 
 def build_corpus(index: IndexSnapshot, graph: VaultGraph) -> Corpus:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import difflib
 import threading
-import weakref
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported where used: only a name that matched nothing needs numpy
@@ -112,19 +111,3 @@ class NameIndex:
             if self.names[key] not in out:
                 out.append(self.names[key])
         return out[:n]
-
-
-# By id: VaultGraph is a dataclass, so not hashable; an entry goes with its graph.
-_INDEXES: dict[int, NameIndex] = {}
-_LOCK = threading.Lock()
-
-
-def name_index(graph: VaultGraph) -> NameIndex:
-    """The graph's ``NameIndex``, built on first use and dropped with the graph."""
-    key = id(graph)
-    with _LOCK:
-        index = _INDEXES.get(key)
-        if index is None:
-            index = _INDEXES[key] = NameIndex(graph)
-            weakref.finalize(graph, _INDEXES.pop, key, None)
-        return index

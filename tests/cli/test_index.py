@@ -223,7 +223,7 @@ def test_index_sample_vault_real_model(
 def test_bm25s_debug_logger_is_quiet_unless_verbose() -> None:
     import logging
 
-    import bm25s
+    import bm25s  # noqa: F401 - importing it sets its logger to DEBUG
 
     logger = logging.getLogger("bm25s")
     logger.setLevel(logging.DEBUG)

@@ -33,7 +33,6 @@ from graphrag.eval.run import (
     run_eval,
 )
 from graphrag.query.render import doc_json, renderer
-from graphrag.snapshot.corpus import corpus_for
 from tests.support.fakes import HashEmbedder
 from tests.support.files import ROOT, write
 
@@ -283,7 +282,7 @@ def test_graphrag_system_collects_entry_and_related_notes():
 def builder_for(rag: VaultRAG, question: str) -> NoteBuilder:
     """Rendered notes for ``question`` exactly as the baselines build them."""
     snapshot = rag.snapshot
-    corpus = corpus_for(snapshot)
+    corpus = snapshot.corpus
     qvec = QueryVectors(rag.embedder, [Question("q", question, ("x",), "single")]).matrix[0]
     limit = rag.settings.focus.truncate_length
     return NoteBuilder(snapshot.index, snapshot.graph, corpus, corpus.matrix @ qvec, limit)
@@ -385,7 +384,7 @@ def test_vector_baseline_ranks_notes_by_best_chunk_not_by_average(tmp_path: Path
     mean = {u: float(chunk_scores(u).mean()) for u in ("Long", "Even", "Other")}
     assert mean["Even"] > mean["Long"]  # the construction separates the two rules
 
-    (ranking,) = VectorSystem(rag).rankings(corpus_for(rag.snapshot), [question])
+    (ranking,) = VectorSystem(rag).rankings(rag.snapshot.corpus, [question])
     assert ranking == sorted(best, key=lambda u: (-best[u], u))
     assert ranking[0] == "Long"
 
@@ -396,7 +395,7 @@ def test_bm25_ranks_stemmed_matches_and_drops_notes_without_a_shared_term(tmp_pa
     write(vault, "Cook.md", "Recipes for soup.")
     write(vault, "Both.md", "Soup kitchens for runners, open in the morning.")
     rag = VaultRAG.open(vault, index_dir=tmp_path / "idx", embedder=HashEmbedder())
-    corpus = corpus_for(rag.snapshot)
+    corpus = rag.snapshot.corpus
     (running, soup, stop) = rank_by_bm25(corpus, ["running", "soup", "the of and"], "english")
     assert running == ["Runner"]  # 'runs' shares the stem; 'runners' does not ('runner')
     assert set(soup) == {"Cook", "Both"}

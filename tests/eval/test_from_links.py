@@ -19,7 +19,6 @@ from graphrag.eval.from_links import (
 )
 from graphrag.eval.run import GraphRAGSystem, run_eval
 from graphrag.query.score import link_context
-from graphrag.snapshot.corpus import corpus_for
 from tests.support.fakes import HashEmbedder
 from tests.support.files import write
 
@@ -84,7 +83,7 @@ def test_the_hidden_link_is_gone_from_the_graph_and_from_passage_scores(orchard:
     # The graph itself is untouched.
     assert "Cellar" in graph.objects("Orchard") and "Orchard" in graph.backlinks("Cellar")
     # Nor does the store bring it back as a passage-to-link similarity.
-    corpus = corpus_for(orchard.snapshot)
+    corpus = orchard.snapshot.corpus
     scores = corpus.chunk_scores(orchard.embed_query(m.question.question))
     assert "Cellar" in link_context(corpus, ["Orchard"], scores)["Orchard"]
     assert "Cellar" not in link_context(corpus, ["Orchard"], scores, view)["Orchard"]

@@ -86,7 +86,6 @@ def test_hierarchical_search_without_a_usable_hub_searches_everything(tmp_path):
 
 def test_hub_kinds_are_folders_tags_and_hub_notes(tmp_path):
     from graphrag.search.hubs import build_hubs
-    from graphrag.snapshot.corpus import corpus_for
 
     files = {
         **KITCHEN,
@@ -95,7 +94,7 @@ def test_hub_kinds_are_folders_tags_and_hub_notes(tmp_path):
         "Map.md": "# Map\n\n" + " ".join(f"[[{n}]]" for n in ("Soup", "Oslo", "Kale", "Peas")),
     }
     rag = make_rag(tmp_path, files, query={"hub_min_links": 4, "hub_max_fraction": 0.5})
-    names = build_hubs(corpus_for(rag.snapshot), rag.graph, rag.settings.query).names
+    names = build_hubs(rag.snapshot.corpus, rag.graph, rag.settings.query).names
     assert {"folder:Cooking", "folder:Garden", "tag:baking", "note:Map"} <= set(names)
 
 

@@ -17,7 +17,6 @@ from graphrag.config import load_settings
 from graphrag.config.server import ServerSettings
 from graphrag.errors import ModelNotConfiguredError
 from graphrag.serve.app import create_app
-from graphrag.snapshot.corpus import corpus_for
 from graphrag.snapshot.filters import Filters
 from tests.support.fakes import HashEmbedder
 from tests.support.llm_fakes import CALLS, STREAM_PIECES, echoed, llm_user
@@ -272,7 +271,7 @@ def test_folders_count_what_the_folder_filter_keeps(client: TestClient, rag: Vau
     paths = [f["path"] for f in folders]
     assert paths == sorted(paths) and "Places/Huts" in paths and "Places" in paths
     snapshot = rag.snapshot
-    corpus = corpus_for(snapshot)
+    corpus = snapshot.corpus
     for f in folders:
         mask = Filters.parse(folder=f["path"]).mask(corpus, snapshot.graph)
         assert f["notes"] == int(mask.sum()) > 0, f

@@ -95,9 +95,8 @@ def test_a_large_vault_gets_the_half_layout_with_the_same_answers(tmp_path, monk
     hier = rag.hierarchical_search("bread recipe", top_k=5)
     rag.reload()
     after = rag.semantic_search("bread recipe", top_k=5), rag.query("bread recipe", seed=0)
-    from graphrag.snapshot.corpus import corpus_for
 
-    assert isinstance(corpus_for(rag.snapshot).vectors, HalfVectors)
+    assert isinstance(rag.snapshot.corpus.vectors, HalfVectors)
     assert [h.uri for h in after[0].hits] == [h.uri for h in before[0].hits]
     assert [h.score for h in after[0].hits] == [h.score for h in before[0].hits]
     assert after[1].to_json() == before[1].to_json()

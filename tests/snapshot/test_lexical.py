@@ -18,14 +18,8 @@ from graphrag.api import VaultRAG
 from graphrag.config import load_settings
 from graphrag.serve.live import LiveIndex
 from graphrag.snapshot import lexical
-from graphrag.snapshot.corpus import Corpus, build_corpus, cached_corpus, corpus_for
-from graphrag.snapshot.lexical import (
-    FORMAT,
-    LexicalIndex,
-    build_lexical,
-    lexical_built,
-    lexical_index,
-)
+from graphrag.snapshot.corpus import Corpus, build_corpus
+from graphrag.snapshot.lexical import FORMAT, LexicalIndex, build_lexical, lexical_index
 from graphrag.snapshot.lexical_file import FILE, OLD_FOLDER
 from tests.support.fakes import HashEmbedder
 from tests.support.files import write
@@ -141,7 +135,7 @@ def fresh_corpus(rag: VaultRAG) -> Corpus:
 
 # -- scores ---------------------------------------------------------------------------------
 def test_scores_are_bm25s_scores(rag: VaultRAG) -> None:
-    corpus = corpus_for(rag.snapshot)
+    corpus = rag.snapshot.corpus
     index = lexical_index(corpus)
     assert len(index) == len(corpus) > 30
     assert index.lengths[corpus.index_of["Stop Words"]] == 0  # no token at all
@@ -169,14 +163,14 @@ def test_scores_are_bm25s_scores(rag: VaultRAG) -> None:
 def test_after_a_one_note_edit_only_that_note_is_tokenized(
     rag: VaultRAG, sample_vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    first = lexical_index(corpus_for(rag.snapshot))
+    first = lexical_index(rag.snapshot.corpus)
     goat_id = first.vocab.ids["goat"]
     text = (sample_vault / EDITED).read_text(encoding="utf-8")
     write(sample_vault, EDITED, text + "\nThe zeppelin landed on the goat pasture twice.\n")
     assert rag.index().changed == 1
 
     tokenized = Tokenized(monkeypatch)
-    corpus = corpus_for(rag.snapshot)
+    corpus = rag.snapshot.corpus
     index = lexical_index(corpus)
     assert len(tokenized.texts) == 1 and "zeppelin" in tokenized.texts[0]
     assert index.vocab is first.vocab and index.vocab.ids["goat"] == goat_id  # ids stay
@@ -194,7 +188,7 @@ def test_after_a_one_note_edit_only_that_note_is_tokenized(
 def test_removed_and_added_notes(
     rag: VaultRAG, sample_vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    lexical_index(corpus_for(rag.snapshot))
+    lexical_index(rag.snapshot.corpus)
     (sample_vault / "Glossary.md").unlink()
     write(sample_vault, "Aardvark.md", "# Aardvark\n\nAn aardvark visited the cheese cellar.\n")
     write(
@@ -206,7 +200,7 @@ def test_removed_and_added_notes(
     assert (stats.added, stats.removed, stats.changed) == (2, 1, 0)
 
     tokenized = Tokenized(monkeypatch)
-    corpus = corpus_for(rag.snapshot)
+    corpus = rag.snapshot.corpus
     index = lexical_index(corpus)
     assert sorted(t.split("\n")[0] for t in tokenized.texts) == ["Aardvark", "Zebra Striped Horse"]
     assert "Glossary" not in corpus.index_of
@@ -221,13 +215,13 @@ def test_a_late_build_for_an_older_generation_keeps_the_newer_index(
     rag: VaultRAG, sample_vault: Path
 ) -> None:
     old_snapshot = rag.snapshot
-    lexical_index(corpus_for(old_snapshot))
+    lexical_index(old_snapshot.corpus)
     write(sample_vault, "Home.md", "# Home\n\nrewritten entirely\n")
     rag.index()
-    newer = lexical_index(corpus_for(rag.snapshot))
+    newer = lexical_index(rag.snapshot.corpus)
     # A reader still on the old generation builds its index late: the newer one stays kept.
     lexical_index(fresh_corpus_of(old_snapshot))
-    assert lexical._recent(corpus_for(rag.snapshot), "english") is newer
+    assert lexical._recent(rag.snapshot.corpus, "english") is newer
 
 
 def fresh_corpus_of(snapshot) -> Corpus:
@@ -261,7 +255,7 @@ def rewrite(path: Path, **members: np.ndarray) -> None:
 def test_the_saved_index_loads_back_without_tokenizing(
     rag: VaultRAG, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    corpus = corpus_for(rag.snapshot)
+    corpus = rag.snapshot.corpus
     built = lexical_index(corpus)
     path = corpus.generation / FILE
     # One file holds it all: postings, vocabulary, notes and stamp travel together.
@@ -294,13 +288,13 @@ def test_the_saved_index_loads_back_without_tokenizing(
 def test_an_index_loaded_from_disk_is_built_on_after_an_edit(
     rag: VaultRAG, sample_vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    lexical_index(corpus_for(rag.snapshot))
+    lexical_index(rag.snapshot.corpus)
     lexical._RECENT.clear()
     lexical_index(fresh_corpus(rag))  # loaded, and kept to build the next one from
     write(sample_vault, EDITED, "# Goats\n\nNew text about a llama.\n")
     rag.index()
     tokenized = Tokenized(monkeypatch)
-    corpus = corpus_for(rag.snapshot)
+    corpus = rag.snapshot.corpus
     index = lexical_index(corpus)
     assert len(tokenized.texts) == 1
     assert_same(index, build_lexical(corpus), len(corpus), [*QUESTIONS, "llama goats"])
@@ -310,7 +304,7 @@ def two_builds(rag: VaultRAG, sample_vault: Path) -> tuple[Corpus, LexicalIndex,
     """One generation built by two processes: the server's from the previous generation's
     index (term ids in the order the terms came), a CLI's from scratch (bm25s's order).
     The same terms, as many, the same scores: other ids."""
-    previous = lexical_index(corpus_for(rag.snapshot))
+    previous = lexical_index(rag.snapshot.corpus)
     write(sample_vault, "Aardvark.md", "# Aardvark\n\nAn aardvark and a zeppelin met a goat.\n")
     rag.index()
     corpus = fresh_corpus(rag)
@@ -413,7 +407,7 @@ def test_saves_and_loads_at_once_load_one_whole_build(rag: VaultRAG, sample_vaul
 def test_a_stale_or_broken_saved_index_is_rebuilt(
     rag: VaultRAG, monkeypatch: pytest.MonkeyPatch, stale: str
 ) -> None:
-    corpus = corpus_for(rag.snapshot)
+    corpus = rag.snapshot.corpus
     built = lexical_index(corpus)
     path, old = corpus.generation / FILE, corpus.generation / OLD_FOLDER
     stamp = saved_stamp(path)
@@ -463,7 +457,7 @@ def test_a_saved_index_that_does_not_add_up_is_rebuilt(
 ) -> None:
     """Well-formed files (right CRCs) whose arrays contradict each other: each loaded
     with wrong scores, or scored with "math domain error", before they were checked."""
-    corpus = corpus_for(rag.snapshot)
+    corpus = rag.snapshot.corpus
     built = lexical_index(corpus)
     path, n = corpus.generation / FILE, len(corpus)
     original = saved_members(path)
@@ -508,7 +502,7 @@ def test_a_saved_index_that_does_not_add_up_is_rebuilt(
 
 
 def test_a_bit_flip_in_the_saved_index_is_never_loaded(rag: VaultRAG) -> None:
-    corpus = corpus_for(rag.snapshot)
+    corpus = rag.snapshot.corpus
     built = lexical_index(corpus)
     path, n = corpus.generation / FILE, len(corpus)
     data = path.read_bytes()
@@ -539,7 +533,7 @@ def test_a_read_only_index_folder_still_works(
         raise PermissionError("read-only file system")
 
     monkeypatch.setattr(lexical.np, "savez", refuse)
-    corpus = corpus_for(rag.snapshot)
+    corpus = rag.snapshot.corpus
     index = lexical_index(corpus)
     assert index.score("goat milk", len(corpus)).scores.max() > 0
     assert list(corpus.generation.glob("*lexical*")) == []  # nor a temporary file
@@ -559,7 +553,7 @@ def test_an_index_tokenized_by_other_versions_is_not_built_on(
 ) -> None:
     """After a PyStemmer release that stems otherwise (here: not at all), every note is
     tokenized again, not only the edited one: unchanged notes would keep the old stems."""
-    first = lexical_index(corpus_for(rag.snapshot))  # kept to build the next one from
+    first = lexical_index(rag.snapshot.corpus)  # kept to build the next one from
     assert first.tokenizer["PyStemmer"] == importlib.metadata.version("PyStemmer")
     upgraded(monkeypatch, "PyStemmer", "99.0")
     monkeypatch.setattr(lexical, "_stemmer", lambda language: None)
@@ -568,7 +562,7 @@ def test_an_index_tokenized_by_other_versions_is_not_built_on(
     rag.index()
 
     tokenized = Tokenized(monkeypatch)
-    corpus = corpus_for(rag.snapshot)
+    corpus = rag.snapshot.corpus
     index = lexical_index(corpus)
     assert len(tokenized.texts) == len(corpus) and index.vocab is not first.vocab
     assert index.tokenizer["PyStemmer"] == "99.0"
@@ -577,7 +571,7 @@ def test_an_index_tokenized_by_other_versions_is_not_built_on(
 
 
 def test_a_build_with_another_language_starts_afresh(rag: VaultRAG) -> None:
-    corpus = corpus_for(rag.snapshot)
+    corpus = rag.snapshot.corpus
     english = lexical_index(corpus)
     plain = build_lexical(corpus, language="", previous=english)
     assert plain.vocab is not english.vocab and plain.tokenizer["language"] == ""
@@ -591,7 +585,7 @@ def test_the_vocabulary_stays_bounded_as_words_come_and_go(
     """A note rewritten again and again with words no other note has (log lines with ids):
     the terms it no longer uses are dropped now and then (a new vocabulary for the new
     index), and only the edited note is tokenized each time all the same."""
-    corpus = corpus_for(rag.snapshot)
+    corpus = rag.snapshot.corpus
     first = lexical_index(corpus)
     first_terms, n0 = first.vocab.first(first.terms), len(corpus)
     before = {q: first.score(q, n0).scores for q in QUESTIONS}
@@ -601,7 +595,7 @@ def test_the_vocabulary_stays_bounded_as_words_come_and_go(
     for k in range(updates):
         write(sample_vault, "Log.md", " ".join(f"event{k}x{j}" for j in range(20)) + "\n")
         rag.index()
-        corpus = corpus_for(rag.snapshot)
+        corpus = rag.snapshot.corpus
         index = lexical_index(corpus)
         live = int((np.diff(index.indptr) > 0).sum())
         assert len(index.vocab.terms) == index.terms <= 2 * live + 25, k
@@ -630,14 +624,16 @@ def test_an_update_builds_the_new_snapshots_index_when_queries_used_the_old_one(
     live = LiveIndex(rag)
     write(sample_vault, "Home.md", "# Home\n\nfirst edit\n")
     live.update()
-    assert cached_corpus(rag.snapshot) is None  # no query yet: nothing built for nothing
+    assert rag.snapshot.built_corpus() is None  # no query yet: nothing built for nothing
 
     rag.lexical_search("goat milk")
     tokenized = Tokenized(monkeypatch)
     write(sample_vault, "Home.md", "# Home\n\nsecond edit about an aardvark\n")
     live.update()
-    corpus = cached_corpus(rag.snapshot)
-    assert corpus is not None and lexical_built(corpus)  # built by the update, not a query
+    corpus = rag.snapshot.built_corpus()
+    assert corpus is not None and rag.snapshot.lexical_built(
+        "english"
+    )  # built by the update, not a query
     assert len(tokenized.texts) == 1
     assert rag.lexical_search("aardvark").hits[0].uri == "Home"
     assert len(tokenized.texts) == 1
@@ -645,14 +641,14 @@ def test_an_update_builds_the_new_snapshots_index_when_queries_used_the_old_one(
 
 def test_the_start_up_warm_up_builds_the_query_arrays(rag: VaultRAG) -> None:
     LiveIndex(rag).warm(counts=True)
-    corpus = cached_corpus(rag.snapshot)
-    assert corpus is not None and lexical_built(corpus)
+    corpus = rag.snapshot.built_corpus()
+    assert corpus is not None and rag.snapshot.lexical_built("english")
 
 
 def test_an_empty_vault(tmp_path: Path) -> None:
     vault = tmp_path / "vault"
     vault.mkdir()
     rag = VaultRAG.open(vault, index_dir=tmp_path / "idx", embedder=HashEmbedder())
-    corpus = corpus_for(rag.snapshot)
+    corpus = rag.snapshot.corpus
     scored = lexical_index(corpus).score("goat milk", len(corpus))
     assert scored.scores.shape == (0,) and scored.terms == 2

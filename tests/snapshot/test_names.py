@@ -8,7 +8,8 @@ import random
 import pytest
 
 from graphrag.snapshot.graph import NodeInfo, VaultGraph
-from graphrag.snapshot.names import SHORTLIST, NameIndex, name_index
+from graphrag.snapshot.names import SHORTLIST, NameIndex
+from graphrag.snapshot.snapshot import Snapshot
 
 WORDS = [
     "alpine",
@@ -74,10 +75,10 @@ def test_nothing_close_gives_nothing() -> None:
     assert NameIndex(graph_of(titles(1000))).close("qqqq xxxx") == []
 
 
-def test_index_is_built_once_per_graph() -> None:
-    graph = graph_of(titles(50))
-    assert name_index(graph) is name_index(graph)
-    assert name_index(graph_of(titles(50))) is not name_index(graph)
+def test_index_is_built_once_per_snapshot() -> None:
+    snapshot = Snapshot(None, graph_of(titles(50)))  # type: ignore[arg-type]  # names need no index
+    assert snapshot.names is snapshot.names
+    assert Snapshot(None, graph_of(titles(50))).names is not snapshot.names  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("query", ["note 3", "Nte 12", "Notes/Note 2999x", "Note 30000"])
