@@ -9,7 +9,8 @@ import { RELATED_VIEW, type RelatedView } from "../../obsidian-plugin/src/relate
 import type { SearchModal } from "../../obsidian-plugin/src/search-modal";
 import type { Settings } from "../../obsidian-plugin/src/settings";
 import { TokenModal } from "../../obsidian-plugin/src/token-modal";
-import { App, MarkdownRenderer, MarkdownView, TFile, requests } from "./fake-obsidian";
+import { statusText } from "../../obsidian-plugin/src/status-bar";
+import { App, MarkdownRenderer, type MarkdownView, Notice, TFile, requests } from "./fake-obsidian";
 import { freePort } from "./server.setup";
 
 const server = inject("server");
@@ -151,6 +152,21 @@ describe("status bar and errors", () => {
     await plugin.checkStatus();
     const status = await client.status();
     expect(plugin.statusEl.textContent).toBe(`vault-graphrag: ${status.counts.notes} notes`);
+  });
+
+  it("shows an update's progress", () => {
+    const status = { counts: { notes: 6571 }, updating: true, progress: { phase: "embedding", done: 1204, total: 6571 } };
+    expect(statusText(status as never)).toBe("vault-graphrag: indexing 1,204 / 6,571");
+  });
+
+  it("re-index: POST /index, then a notice with the notes indexed", async () => {
+    const { app } = await loadPlugin();
+    Notice.shown.length = 0;
+    app.runCommand("reindex");
+    await until(() => Notice.shown.length === 2, "the second notice");
+    const notes = (await client.status()).counts.notes;
+    expect(requests.filter((r) => r.path === "/index")).toEqual([{ method: "POST", path: "/index" }]);
+    expect(Notice.shown).toEqual(["vault-graphrag: updating the index…", `vault-graphrag: index up to date (${notes} notes)`]);
   });
 
   it("server down: the status bar and the pane say how to start it, with this vault's path", async () => {
