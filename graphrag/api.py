@@ -116,7 +116,7 @@ class VaultRAG:
         from indexer.fresh import index_is_current
 
         if self.vault is not None and index_is_current(
-            self.vault, self.index_dir, self.settings.index_config, self.embedder.name
+            self.vault, self.index_dir, self.settings.index_config, self.embedder
         ):
             return None
         return self.index(progress=progress)
@@ -276,7 +276,15 @@ class VaultRAG:
 
     def _vector(self, scope: Scope, text: str) -> np.ndarray:
         from graphrag.errors import IndexStaleError
+        from indexer.vector_kind import vectors_differ
 
+        changed = vectors_differ(scope.index.manifest, self.embedder)
+        if scope.corpus.chunk_count and changed:
+            # A question embedded differently from the chunks ranks them wrongly, silently.
+            raise IndexStaleError(
+                f"{self.index_dir}: {changed} since the index was made; "
+                "run `vault-graphrag index VAULT` to re-embed it"
+            )
         vec = self.embed_query(text)
         if scope.corpus.chunk_count and vec.shape[0] != scope.corpus.dim:
             model = scope.index.manifest.get("model")

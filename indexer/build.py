@@ -44,6 +44,7 @@ from .store import (
     write_lock,
 )
 from .tokens import get_tokenizer
+from .vector_kind import embedding_info, vectors_differ
 from .vectors import VectorIndex
 from .version import __version__
 
@@ -285,17 +286,17 @@ def _build_locked(
                 prev_db.close()
             previous, prev_db, prev_files = None, None, {}
         else:
-            if previous.get("model") != embedder.name:
-                stats.full_reason = (
-                    f"embedding model changed from {previous.get('model')} to {embedder.name}: "
-                    "re-embedding every chunk"
-                )
+            vectors_changed = vectors_differ(previous, embedder)
+            if vectors_changed:
+                stats.full_reason = f"{vectors_changed}: re-embedding every chunk"
             elif previous.get("config_hash") != cfg_hash:
                 stats.full_reason = "indexing settings changed: re-parsing every note"
     if full and not stats.full_reason:
         stats.full_reason = "--full"
     reparse_all = bool(stats.full_reason)
-    reembed_all = reparse_all and (previous is None or previous.get("model") != embedder.name or full)
+    reembed_all = reparse_all and (
+        previous is None or vectors_differ(previous, embedder) is not None or full
+    )
 
     scan = scan_vault(vault, settings.exclude, settings.exclude_templates)
     stats.templates_excluded = scan.templates
@@ -424,6 +425,13 @@ def _build_locked(
                 if progress is not None:
                     progress("embedding", done, len(todo_texts))
 
+            load = getattr(embedder, "load", None)
+            if progress is not None and load is not None:
+                # Loading the model is a step of its own, so the embedding bar that
+                # follows moves from its first batch.
+                progress("loading model", 0, 1)
+                load()
+                progress("loading model", 1, 1)
             if progress is not None:
                 progress("embedding", 0, len(todo_texts))
             vecs = embedder.embed(todo_texts, report)
@@ -451,6 +459,7 @@ def _build_locked(
         stats.chunks_reused = stats.chunks - stats.chunks_embedded
         manifest = {
             "model": embedder.name,
+            "embedding": embedding_info(embedder),
             "dim": int(vectors.dim),
             "tokenizer": settings.tokenizer,
             "config_hash": cfg_hash,

@@ -22,7 +22,6 @@ from .embed_base import (
     BUNDLED_NAMES,
     DEFAULT_MODEL,
     Embedder,
-    cpu_has_native_bf16,
     normalise,
     resolve_device,
     resolve_model_path,
@@ -30,6 +29,7 @@ from .embed_base import (
 from .errors import ConfigError
 from .onnx_embed import OnnxEmbedder
 from .st_embed import SentenceTransformerEmbedder
+from .vector_kind import cpu_has_native_bf16
 
 __all__ = [
     "BACKENDS",

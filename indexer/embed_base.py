@@ -27,14 +27,6 @@ class Embedder(Protocol):
     ) -> np.ndarray: ...
 
 
-def cpu_has_native_bf16() -> bool:
-    try:
-        flags = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return False
-    return "avx512_bf16" in flags or "amx_bf16" in flags
-
-
 def resolve_device(device: str) -> str:
     """``auto`` is ``cuda`` when torch sees a CUDA device, else ``cpu``; other names pass."""
     if device != "auto":

@@ -22,6 +22,7 @@ from .config import IndexConfig
 from .errors import VaultRAGError
 from .scan import scan_vault
 from .store import open_generation
+from .vector_kind import vectors_differ
 
 
 def config_hash(config: IndexConfig) -> str:
@@ -33,15 +34,23 @@ def config_hash(config: IndexConfig) -> str:
     return hashlib.blake2b(json.dumps(relevant, sort_keys=True).encode(), digest_size=8).hexdigest()
 
 
-def index_is_current(vault: Path, index_dir: Path, config: IndexConfig, model: str) -> bool:
-    """True when ``build_index(vault, index_dir, config)`` with an embedder named
-    ``model`` would change nothing. Never writes; any doubt answers False."""
+def index_is_current(
+    vault: Path, index_dir: Path, config: IndexConfig, model: str | object
+) -> bool:
+    """True when ``build_index(vault, index_dir, config)`` with the embedder ``model``
+    (or one of that name) would change nothing. Given the embedder, vectors it cannot
+    be mixed with (``embed_base.vectors_differ``) make the index not current, as they
+    make ``build_index`` re-embed. Never writes; any doubt answers False."""
     try:
         manifest, _gen, db = open_generation(index_dir)
     except (VaultRAGError, OSError, sqlite3.DatabaseError, KeyError):
         return False
     try:
-        if manifest.get("model") != model or manifest.get("config_hash") != config_hash(config):
+        if isinstance(model, str):
+            changed = manifest.get("model") != model
+        else:
+            changed = vectors_differ(manifest, model) is not None
+        if changed or manifest.get("config_hash") != config_hash(config):
             return False
         # The same tables build_index compares against: notes by size and mtime, attachments by path.
         notes = {

@@ -20,12 +20,12 @@ import numpy as np
 from .embed_base import (
     BUNDLED_NAMES,
     DEFAULT_MODEL,
-    cpu_has_native_bf16,
     normalise,
     resolve_device,
     resolve_model_path,
 )
 from .errors import ConfigError
+from .vector_kind import cpu_has_native_bf16
 
 
 class SentenceTransformerEmbedder:

@@ -108,8 +108,8 @@ def _current(vault: Path, index_dir: Path, settings: Any) -> bool:
     from graphrag.api import make_embedder
     from indexer.fresh import index_is_current
 
-    model = make_embedder(settings.embedding).name
-    return index_is_current(vault, index_dir, settings.index_config, model)
+    embedder = make_embedder(settings.embedding)
+    return index_is_current(vault, index_dir, settings.index_config, embedder)
 
 
 def answer(

@@ -277,7 +277,7 @@ class LiveIndex:
         pending = True
         while not self._stop.is_set():
             pending = pending or not index_is_current(
-                vault, self.rag.index_dir, self.rag.settings.index_config, self.rag.embedder.name
+                vault, self.rag.index_dir, self.rag.settings.index_config, self.rag.embedder
             )
             if pending:
                 pending = not self._catch_up("poll")
