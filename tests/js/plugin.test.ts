@@ -141,7 +141,14 @@ describe("related notes pane", () => {
       expect(refreshes).toBeGreaterThanOrEqual(1);
       expect(refreshes).toBeLessThanOrEqual(2);
     } finally {
+      const before = (await client.status()).generation;
       writeFileSync(path, original);
+      // Leave the server idle, with the note as it was, for the next tests.
+      let status = await client.status();
+      for (let i = 0; i < 200 && (status.generation === before || status.updating); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        status = await client.status();
+      }
     }
   });
 });
