@@ -43,7 +43,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from graphrag.answer.models import generate, model_options, resolve, system_prompt
-from graphrag.answer.prompts import ask_prompt, focus_context, query_context, summary_prompt
+from graphrag.answer.prompts import (
+    Context,
+    Prompt,
+    ask_prompt,
+    focus_context,
+    query_context,
+    summary_prompt,
+)
 from graphrag.batch.files import (
     MODES,
     Item,
@@ -66,6 +73,7 @@ __all__ = [
     "BatchStats",
     "Item",
     "Line",
+    "Record",
     "load_done",
     "note_items",
     "parse_line",
@@ -97,6 +105,37 @@ def _init_worker(rag: VaultRAG | None, spec: tuple[Any, ...] | None) -> None:
         _WORKER_RAG = VaultRAG(vault, index_dir, settings, embedder)
 
 
+@dataclass
+class Record:
+    """One item's output, typed until it is written: ``to_json`` is its JSON Lines object."""
+
+    head: dict[str, Any]  # id, line and, for a well-formed item, mode, query or note, question
+    error: str | None = None
+    context: Context | None = None
+    prompt: Prompt | None = None
+    seconds: dict[str, float] | None = None
+    model: str | None = None
+    text: str | None = None  # the answer, or the summary in summarise mode
+    usage: dict[str, int] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        out = dict(self.head)
+        if self.context is not None and self.prompt is not None:
+            out["context"] = self.context.to_json()
+            out["prompt"] = self.prompt.to_json()
+            out["sources"] = [uri for uri, _ in self.context.sources]
+        out["error"] = self.error
+        if self.seconds is not None:
+            out["seconds"] = self.seconds
+        if self.model is not None:
+            out["model"] = self.model
+        if self.text is not None:
+            out["summary" if self.head.get("mode") == "summarise" else "answer"] = self.text
+        if self.usage:
+            out["usage"] = self.usage
+        return out
+
+
 class Line(NamedTuple):
     """A finished record, serialised where it was made (a worker), ready to write."""
 
@@ -104,20 +143,20 @@ class Line(NamedTuple):
     error: str | None  # the error, saying where (line or id), if the item failed
 
 
-def finished(record: dict[str, Any]) -> Line:
-    error = _describe(record) if record.get("error") else None
-    return Line(json.dumps(record, ensure_ascii=False), error)
+def finished(record: Record) -> Line:
+    error = _describe(record) if record.error else None
+    return Line(json.dumps(record.to_json(), ensure_ascii=False), error)
 
 
-def retrieve_step(rag: VaultRAG, item: Item, options: dict[str, Any]) -> dict[str, Any] | Line:
+def retrieve_step(rag: VaultRAG, item: Item, options: dict[str, Any]) -> Record | Line:
     """Retrieval; a record still waiting for the model, or the finished line."""
     record = retrieve(rag, item, **options)
-    if options.get("with_model") and record["error"] is None:
+    if options.get("with_model") and record.error is None:
         return record
     return finished(record)
 
 
-def _retrieve_in_worker(item: Item, options: dict[str, Any]) -> dict[str, Any] | Line:
+def _retrieve_in_worker(item: Item, options: dict[str, Any]) -> Record | Line:
     assert _WORKER_RAG is not None
     return retrieve_step(_WORKER_RAG, item, options)
 
@@ -130,10 +169,10 @@ def retrieve(
     system: str | None = None,
     task: str | None = None,
     with_model: bool = False,
-) -> dict[str, Any]:
+) -> Record:
     """The record for ``item`` up to (not including) the model's answer."""
     start = time.perf_counter()
-    record = _head(item)
+    record = Record(_head(item))
     try:
         if item.mode == "query":
             context = query_context(rag.query(item.text, budget=budget, seed=seed, output="prompt"))
@@ -151,16 +190,13 @@ def retrieve(
                         'focus mode needs a "question" to send to a model '
                         "(--mode summarise asks for a summary)"
                     )
-                prompt = None
-        record["context"] = context.to_json()
-        record["prompt"] = prompt.to_json() if prompt else {"system": "", "prompt": context.text}
-        record["sources"] = [uri for uri, _ in context.sources]
-        record["error"] = None
+                prompt = Prompt("", context.text)  # the context alone: nothing to ask
+        record.context, record.prompt = context, prompt
     except VaultRAGError as exc:
-        record["error"] = str(exc)
+        record.error = str(exc)
     except Exception as exc:  # a bug or a bad note must not stop the other items
-        record["error"] = f"{type(exc).__name__}: {exc}"
-    record["seconds"] = {"retrieval": round(time.perf_counter() - start, 4)}
+        record.error = f"{type(exc).__name__}: {exc}"
+    record.seconds = {"retrieval": round(time.perf_counter() - start, 4)}
     return record
 
 
@@ -172,26 +208,22 @@ def _head(item: Item) -> dict[str, Any]:
     return record
 
 
-def answer_step(model: llm.Model, record: dict[str, Any], options: dict[str, Any]) -> Line:
+def answer_step(model: llm.Model, record: Record, options: dict[str, Any]) -> Line:
     return finished(answer(model, record, options))
 
 
-def answer(model: llm.Model, record: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+def answer(model: llm.Model, record: Record, options: dict[str, Any]) -> Record:
     """Add the model's answer (or summary) to a retrieved record."""
-    from graphrag.answer.prompts import Prompt
-
+    assert record.prompt is not None and record.seconds is not None  # retrieved without error
     start = time.perf_counter()
-    record["model"] = model.model_id
+    record.model = model.model_id
     try:
-        text, usage = generate(model, Prompt(**record["prompt"]), options)
-        record["summary" if record["mode"] == "summarise" else "answer"] = text
-        if usage:
-            record["usage"] = usage
+        record.text, record.usage = generate(model, record.prompt, options)
     except VaultRAGError as exc:
-        record["error"] = str(exc)
+        record.error = str(exc)
     except Exception as exc:  # same rule as retrieval: record it, go on
-        record["error"] = f"{type(exc).__name__}: {exc}"
-    record["seconds"]["model"] = round(time.perf_counter() - start, 4)
+        record.error = f"{type(exc).__name__}: {exc}"
+    record.seconds["model"] = round(time.perf_counter() - start, 4)
     return record
 
 
@@ -347,7 +379,8 @@ def run_batch(
 
     def submit_retrieval(item: Item) -> None:
         if item.error is not None:
-            results.put((item, finished({"id": None, "line": item.line, "error": item.error})))
+            malformed = Record({"id": None, "line": item.line}, error=item.error)
+            results.put((item, finished(malformed)))
             return
         if stats.executor == "thread":
             fut = pool.submit(retrieve_step, rag, item, retrieval_options)
@@ -355,7 +388,7 @@ def run_batch(
             fut = pool.submit(_retrieve_in_worker, item, retrieval_options)
         fut.add_done_callback(lambda f: results.put((item, f)))
 
-    def submit_model(item: Item, record: dict[str, Any]) -> None:
+    def submit_model(item: Item, record: Record) -> None:
         assert chosen is not None
         fut = model_pool.submit(answer_step, chosen, record, opts)
         fut.add_done_callback(lambda f: results.put((item, f)))
@@ -405,17 +438,18 @@ def run_batch(
     return stats
 
 
-def _outcome(item: Item, payload: Line | Future[Any]) -> dict[str, Any] | Line:
+def _outcome(item: Item, payload: Line | Future[Any]) -> Record | Line:
     if isinstance(payload, Line):
         return payload
     try:
-        result: dict[str, Any] | Line = payload.result()
+        result: Record | Line = payload.result()
         return result
     except Exception as exc:  # a worker died (BrokenProcessPool, pickling): record, go on
-        return finished({**_head(item), "error": f"{type(exc).__name__}: {exc}", "seconds": {}})
+        return finished(Record(_head(item), error=f"{type(exc).__name__}: {exc}", seconds={}))
 
 
-def _describe(record: dict[str, Any]) -> str:
-    where = f"line {record['line']}" if record.get("line") else f"id {record.get('id')!r}"
-    error = str(record.get("error"))
+def _describe(record: Record) -> str:
+    head = record.head
+    where = f"line {head['line']}" if head.get("line") else f"id {head.get('id')!r}"
+    error = str(record.error)
     return error if error.startswith("line ") else f"{where}: {error}"
