@@ -11,7 +11,9 @@ What it does:
    the time is ours, not a model's), one client on a keep-alive connection, alternating
    with ``POST /query`` on the same kind of question, and reads each stream to its end;
 4. prints the milliseconds to the ``context`` event, to the first ``delta`` and to
-   ``done``, and ``/query``'s, as percentiles.
+   ``done``, the server's own retrieval time (``done``'s ``seconds.retrieval``), the
+   first delta minus that (HTTP, the answer thread, the model's first piece), and
+   ``/query``'s, as percentiles.
 
 Usage::
 
@@ -41,7 +43,8 @@ from benchmarks.served import free_port, note_titles, request, start_server, wai
 
 
 def ask_times(conn: http.client.HTTPConnection, question: str) -> dict[str, float]:
-    """Milliseconds from sending the request to each event's first line."""
+    """Milliseconds from sending the request to each event's first line, and the server's
+    own retrieval time (``done``'s ``seconds.retrieval``) as ``retrieval``."""
     body = json.dumps({"question": question, "model": "echo", "budget": 2000}).encode()
     start = time.perf_counter()
     conn.request("POST", "/ask", body=body, headers={"Content-Type": "application/json"})
@@ -57,6 +60,9 @@ def ask_times(conn: http.client.HTTPConnection, question: str) -> dict[str, floa
             name = line[7:].strip().decode()
             seen.setdefault(name, (time.perf_counter() - start) * 1000)
             if name in ("done", "error"):
+                data = json.loads(resp.readline().removeprefix(b"data: "))
+                if name == "done":
+                    seen["retrieval"] = data["seconds"]["retrieval"] * 1000
                 resp.read()  # the rest of the stream: the connection is reused
                 break
     if "error" in seen or "delta" not in seen:
@@ -116,14 +122,17 @@ def main() -> None:
     print(f"\n{args.notes} notes, {len(asks)} questions each, one client, model echo\n")
     print("| measure | p50 ms | p90 ms | p99 ms |")
     print("| --- | --- | --- | --- |")
-    for name in ("context", "delta", "done"):
-        label = {
-            "context": "`/ask` to `context`",
-            "delta": "`/ask` to first `delta`",
-            "done": "`/ask` to `done`",
-        }[name]
+    labels = {
+        "retrieval": "`/ask`: retrieval and prompt, in the server",
+        "context": "`/ask` to `context`",
+        "delta": "`/ask` to first `delta`",
+        "done": "`/ask` to `done`",
+    }
+    for name, label in labels.items():
         print(f"| {label} | {percentiles([a[name] for a in asks])} |")
     print(f"| `/query` (whole answer) | {percentiles(queries)} |")
+    overhead = [a["delta"] - a["retrieval"] for a in asks]
+    print(f"| first `delta` minus retrieval | {percentiles(overhead)} |")
 
 
 if __name__ == "__main__":
