@@ -156,11 +156,6 @@ class _Pending:
     parts: ScoreParts
 
 
-def _ut(graph: VaultGraph, uri: str) -> UriAndTitle:
-    node = graph.nodes.get(uri)
-    return UriAndTitle(uri, node.title if node else uri.rsplit("/", 1)[-1])
-
-
 def _created(graph: VaultGraph, uri: str) -> float | None:
     return graph.info(uri).created or None
 
@@ -185,7 +180,7 @@ def build_focus_note(graph: VaultGraph, uri: str) -> FocusNote:
         links.append(
             OutboundLink(
                 uri=link.target,
-                title=_ut(graph, link.target).title,
+                title=graph.uri_and_title(link.target).title,
                 predicate=link.predicate,
                 kind=None if kind == "note" else kind,
             )
@@ -195,7 +190,7 @@ def build_focus_note(graph: VaultGraph, uri: str) -> FocusNote:
         title=info.title,
         details=graph.details(uri),
         created_at=info.created or None,
-        parent=_ut(graph, parent) if parent is not None else None,
+        parent=graph.uri_and_title(parent) if parent is not None else None,
         contextual_path=listed(graph.contextual_path(uri)),
         children=listed(graph.children(uri)),
         prior_siblings=listed(siblings[:at]),
@@ -214,20 +209,20 @@ def related_note(graph: VaultGraph, cand: Candidate, details: str, truncated: bo
     # then ``relationToFocusNote`` already says it all and the tokens are better spent.
     other_end = None
     if last in (OBJECT, INBOUND) and (cand.previous != cand.origin or cand.predicate):
-        other_end = _ut(graph, cand.previous)
+        other_end = graph.uri_and_title(cand.previous)
     return RelatedNote(
         uri=cand.uri,
         title=info.title,
         details=details,
         relation=cand.relation,
         created_at=info.created or None,
-        parent=_ut(graph, parent) if parent is not None else None,
+        parent=graph.uri_and_title(parent) if parent is not None else None,
         details_truncated=truncated,
         subject=other_end if last == OBJECT else None,
         object=other_end if last == INBOUND else None,
         predicate=cand.predicate,
         hops=cand.hops,
-        via=tuple(_ut(graph, v) for v in cand.via),
+        via=tuple(graph.uri_and_title(v) for v in cand.via),
     )
 
 

@@ -78,10 +78,6 @@ def property_lines(index: IndexSnapshot, uri: str) -> str:
     return "\n".join(lines)
 
 
-def _ut(graph: VaultGraph, uri: str) -> UriAndTitle:
-    return UriAndTitle(uri, graph.info(uri).title if uri in graph else uri)
-
-
 def entry_note(
     graph: VaultGraph,
     e: Entry,
@@ -99,7 +95,7 @@ def entry_note(
     at = siblings.index(e.uri) if e.uri in siblings else len(siblings)
 
     def listed(items: tuple[str, ...] | list[str]) -> tuple[UriAndTitle, ...]:
-        return tuple(_ut(graph, u) for u in items)
+        return tuple(graph.uri_and_title(u) for u in items)
 
     links = []
     for link in graph.outlinks(e.uri)[:n]:
@@ -114,7 +110,7 @@ def entry_note(
         title=info.title,
         details="",
         created_at=info.created or None,
-        parent=_ut(graph, parent) if parent is not None else None,
+        parent=graph.uri_and_title(parent) if parent is not None else None,
         contextual_path=listed(graph.contextual_path(e.uri)),
         children=listed(graph.children(e.uri)[:n]),
         prior_siblings=listed(siblings[max(at - n, 0) : at]),
@@ -143,13 +139,13 @@ def query_note(
     cand = f.cand
     text, cut = details(cand.uri, fs.truncate_length)
     note = related_note(graph, cand, text, cut)
-    focus = _ut(graph, cand.origin)
+    focus = graph.uri_and_title(cand.origin)
     how = f.how or path_text(focus.title, note)
     return QueryNote(
         note=note,
         focus=focus,
         shared_tags=shared_tags(graph, cand.origin, cand.uri),
         distance=cand.depth,
-        path=tuple(_ut(graph, u) for u in f.path),
+        path=tuple(graph.uri_and_title(u) for u in f.path),
         explain=replace(item.explain, path=how) if explain else None,
     )

@@ -25,6 +25,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from graphrag.results.notes import UriAndTitle
+
 if TYPE_CHECKING:  # only from_networkx takes one; loading an index never builds it
     import networkx as nx
 
@@ -167,6 +169,11 @@ class VaultGraph:
 
     def __len__(self) -> int:
         return len(self.nodes)
+
+    def uri_and_title(self, uri: str) -> UriAndTitle:
+        """A note's uri and title, as results name it (a uri the graph lacks: its last part)."""
+        node = self.nodes.get(uri)
+        return UriAndTitle(uri, node.title if node else uri.rsplit("/", 1)[-1])
 
     def info(self, uri: str) -> NodeInfo:
         return self.nodes[uri]
