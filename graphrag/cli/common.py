@@ -42,8 +42,28 @@ def where(fn: F) -> F:
 
 def filter_options(fn: F) -> F:
     """``--folder``, ``--tag``, ``--property``, ``--created``, ``--modified``: which notes a
-    question may be answered from (``query``, ``search``, ``ask``); ``filter_args`` turns
-    them into ``Filters.parse`` keywords."""
+    question may be answered from (``query``, ``search``, ``ask``). The command gets them
+    as one ``filters`` keyword: ``Filters.parse``'s keywords."""
+
+    @wraps(fn)
+    def collected(
+        *args: Any,
+        folder: tuple[str, ...],
+        tag: tuple[str, ...],
+        prop: tuple[str, ...],
+        created: str | None,
+        modified: str | None,
+        **kwargs: Any,
+    ) -> Any:
+        filters = {
+            "folder": folder,
+            "tag": tag,
+            "prop": prop,
+            "created": created,
+            "modified": modified,
+        }
+        return fn(*args, filters=filters, **kwargs)
+
     options = [
         click.option(
             "--folder", multiple=True, help="Only notes in this folder (repeatable: any)."
@@ -59,20 +79,10 @@ def filter_options(fn: F) -> F:
         click.option("--created", metavar="FROM..TO", help="Created in this date range."),
         click.option("--modified", metavar="FROM..TO", help="Modified in this date range."),
     ]
+    command: Any = collected
     for option in reversed(options):
-        fn = option(fn)
-    return fn
-
-
-def filter_args(
-    folder: tuple[str, ...],
-    tag: tuple[str, ...],
-    prop: tuple[str, ...],
-    created: str | None,
-    modified: str | None,
-) -> dict[str, Any]:
-    """The filter options as ``Filters.parse`` keywords."""
-    return {"folder": folder, "tag": tag, "prop": prop, "created": created, "modified": modified}
+        command = option(command)
+    return command  # type: ignore[no-any-return]
 
 
 def errors(fn: F) -> F:

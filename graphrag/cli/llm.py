@@ -16,7 +16,7 @@ from graphrag.answer.ask import Answer
 from graphrag.answer.models import get_model, model_name, read_prompt_file
 from graphrag.api import VaultRAG
 from graphrag.batch.run import MODES, BatchStats, Item, note_items, read_items, run_batch
-from graphrag.cli.common import errors, filter_args, filter_options, where
+from graphrag.cli.common import errors, filter_options, where
 from graphrag.config import load_settings
 
 _model = click.option(
@@ -57,11 +57,7 @@ def ask(
     vault: str,
     index_dir: str | None,
     config: str | None,
-    folder: tuple[str, ...],
-    tag: tuple[str, ...],
-    prop: tuple[str, ...],
-    created: str | None,
-    modified: str | None,
+    filters: dict[str, Any],
     model: str | None,
     options: tuple[tuple[str, str], ...],
     budget: int | None,
@@ -99,7 +95,7 @@ def ask(
         seed=seed,
         system=system_text,
         options=dict(options),
-        filters=filter_args(folder, tag, prop, created, modified),
+        filters=filters,
         on_chunk=stream,
         dry_run=prompt_only,
     )

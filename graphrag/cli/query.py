@@ -15,7 +15,6 @@ import click
 from graphrag.cli.common import (
     config_option,
     errors,
-    filter_args,
     filter_options,
     index_dir_option,
     open_vault,
@@ -51,11 +50,7 @@ def query(
     vault: str,
     index_dir: str | None,
     config: str | None,
-    folder: tuple[str, ...],
-    tag: tuple[str, ...],
-    prop: tuple[str, ...],
-    created: str | None,
-    modified: str | None,
+    filters: dict[str, Any],
     budget: int | None,
     fmt: str,
     seed: int | None,
@@ -74,7 +69,6 @@ def query(
     vault-graphrag query "#project status" --vault sample_vault --prompt --seed 1
     vault-graphrag query "salt" --vault sample_vault --folder Dairy --created 2019..2020
     """
-    filters = filter_args(folder, tag, prop, created, modified)
     settings = load_settings(config)
     body = {
         "question": question,
@@ -133,11 +127,7 @@ def search(
     vault: str,
     index_dir: str | None,
     config: str | None,
-    folder: tuple[str, ...],
-    tag: tuple[str, ...],
-    prop: tuple[str, ...],
-    created: str | None,
-    modified: str | None,
+    filters: dict[str, Any],
     mode: str,
     top_k: int | None,
     hops: int,
@@ -151,7 +141,6 @@ def search(
     vault-graphrag search "goat bells" --vault sample_vault --mode graph --hops 1 --json
     vault-graphrag search "cheese aging" --vault sample_vault --mode hierarchical --tag dairy
     """
-    filters = filter_args(folder, tag, prop, created, modified)
     settings = load_settings(config)
     body = {
         "query": text,
