@@ -2,7 +2,8 @@
 
 Thin by design: each endpoint parses its input, calls one ``VaultRAG`` (or
 ``LiveIndex``) method and returns the same JSON as the CLI's ``--json``. Errors
-become ``{"error": code, "detail": message}`` through one table, ``ERRORS``.
+become ``{"error": code, "detail": message}`` (``serve.errors``, which also makes the
+OpenAPI document describe them).
 Every answer comes from one index snapshot: ``VaultRAG`` takes it once per call
 and an update swaps in the next one atomically, so a request never sees two
 generations. Security (Host, Origin, token, body size) lives in ``server_guard``.
@@ -15,34 +16,22 @@ import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib.resources import files
-from typing import Any, Literal
+from typing import Annotated, Literal
 
-from fastapi import FastAPI, Query, Request
-from fastapi.exceptions import RequestValidationError
+from fastapi import FastAPI, Path, Query, Request
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
-from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.cors import CORSMiddleware
 
 from graphrag.api import VaultRAG
 from graphrag.config.server import ServerSettings
-from graphrag.errors import (
-    AmbiguousNoteError,
-    ConfigError,
-    IndexBusyError,
-    IndexMissingError,
-    IndexStaleError,
-    InvalidRequestError,
-    NoteNotFoundError,
-    VaultError,
-    VaultRAGError,
-)
 from graphrag.search.modes import WITHOUT_MODEL
 from graphrag.serve.ask_routes import add_ask_route
 from graphrag.serve.bind import check_origins
 from graphrag.serve.bodies import (
     MAX_BUDGET,
+    MAX_NOTE_CHARS,
     FocusBody,
     GraphSearchBody,
     IndexBody,
@@ -51,6 +40,7 @@ from graphrag.serve.bodies import (
     filter_args,
 )
 from graphrag.serve.catalog import add_catalog_routes
+from graphrag.serve.errors import document_errors, install_errors
 from graphrag.serve.guard import HostOriginGuard, TokenAndBodyGuard
 from graphrag.serve.live import LiveIndex
 from graphrag.serve.web import add_web_page
@@ -58,35 +48,13 @@ from indexer import __version__
 
 log = logging.getLogger(__name__)
 
-# Our exceptions -> (HTTP status, error code). First match in this order wins.
-ERRORS: tuple[tuple[type[VaultRAGError], int, str], ...] = (
-    (NoteNotFoundError, 404, "note_not_found"),
-    (AmbiguousNoteError, 422, "ambiguous_note"),
-    (InvalidRequestError, 422, "invalid_request"),
-    (IndexBusyError, 409, "index_busy"),
-    (IndexMissingError, 503, "index_missing"),
-    (IndexStaleError, 503, "index_stale"),
-    (ConfigError, 500, "config_error"),
-    (VaultError, 500, "vault_error"),
-    (VaultRAGError, 500, "error"),
-)
-
-HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 400: "bad_request"}
+# A note's uri in a path, checked like a body's "note": an empty or over-long one is a 422.
+NoteUri = Annotated[
+    str, Path(min_length=1, max_length=MAX_NOTE_CHARS, description="uri, title or alias")
+]
 
 # Swagger UI and ReDoc files (JS, CSS, favicon) are served from here, never from a CDN.
 DOCS_STATIC = "/docs/static"
-
-
-def error_json(exc: VaultRAGError) -> JSONResponse:
-    status, code = next((s, c) for cls, s, c in ERRORS if isinstance(exc, cls))
-    body: dict[str, Any] = {"error": code, "detail": str(exc)}
-    if isinstance(exc, NoteNotFoundError):
-        body["suggestions"] = exc.suggestions
-    elif isinstance(exc, AmbiguousNoteError):
-        body.update(field="note", candidates=exc.candidates)
-    elif isinstance(exc, InvalidRequestError):
-        body["field"] = exc.field
-    return JSONResponse(body, status_code=status)
 
 
 def create_app(
@@ -128,12 +96,13 @@ def create_app(
     app.state.rag = rag
     app.state.live = live
     app.state.settings = settings
-    _install_errors(app)
+    install_errors(app)
     _add_routes(app, rag, live, warm)
     add_ask_route(app, rag, warm.wait_for_model)
     add_catalog_routes(app, rag)
     add_web_page(app)
     _add_docs(app)
+    document_errors(app)
 
     # Added innermost first: the guard on Host/Origin is the outermost layer.
     app.add_middleware(
@@ -192,42 +161,6 @@ class Preload:
             log.warning("preloading token counts failed", exc_info=True)
         finally:
             self.done.set()
-
-
-def _install_errors(app: FastAPI) -> None:
-    @app.exception_handler(VaultRAGError)
-    async def vault_error(_request: Request, exc: VaultRAGError) -> JSONResponse:
-        return error_json(exc)
-
-    @app.exception_handler(RequestValidationError)
-    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        first = exc.errors()[0] if exc.errors() else {}
-        loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path")]
-        field = ".".join(loc) or "body"
-        message = first.get("msg", "invalid request")
-        if field == "body" and "json" not in request.headers.get("content-type", ""):
-            message = "send a JSON object with Content-Type: application/json"
-        return JSONResponse(
-            {"error": "invalid_request", "detail": f"{field}: {message}", "field": field},
-            status_code=422,
-        )
-
-    @app.exception_handler(StarletteHTTPException)
-    async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        code = HTTP_CODES.get(exc.status_code, "http_error")
-        return JSONResponse(
-            {"error": code, "detail": str(exc.detail)},
-            status_code=exc.status_code,
-            headers=getattr(exc, "headers", None),
-        )
-
-    @app.exception_handler(Exception)
-    async def crashed(_request: Request, exc: Exception) -> JSONResponse:
-        log.exception("unhandled error", exc_info=exc)
-        return JSONResponse(
-            {"error": "internal_error", "detail": f"{type(exc).__name__} (see the server log)"},
-            status_code=500,
-        )
 
 
 def _add_docs(app: FastAPI) -> None:
@@ -311,6 +244,7 @@ def _add_routes(app: FastAPI, rag: VaultRAG, live: LiveIndex, warm: Preload) -> 
             dict(
                 rag.status(),
                 watching=live.watching,
+                watcher=live.watcher_status(),
                 updating=live.updating,
                 updates=live.updates,
                 last_update=live.last_update,
@@ -326,7 +260,7 @@ def _add_routes(app: FastAPI, rag: VaultRAG, live: LiveIndex, warm: Preload) -> 
 
     @app.get("/notes/{uri:path}/context", tags=["retrieval"])
     def note_context(
-        uri: str,
+        uri: NoteUri,
         budget: int | None = Query(None, ge=0, le=MAX_BUDGET),
         seed: int | None = None,
         explain: bool = False,
@@ -376,12 +310,14 @@ def _add_routes(app: FastAPI, rag: VaultRAG, live: LiveIndex, warm: Preload) -> 
         return JSONResponse(result.to_json())
 
     @app.get("/notes/{uri:path}/neighbors", tags=["notes"])
-    def note_neighbors(uri: str, direction: Literal["in", "out", "both"] = "both") -> JSONResponse:
+    def note_neighbors(
+        uri: NoteUri, direction: Literal["in", "out", "both"] = "both"
+    ) -> JSONResponse:
         """Parent and links (``out``), children and backlinks (``in``), or ``both``."""
         return JSONResponse([n.to_json() for n in rag.neighbors(uri, direction)])
 
     @app.get("/notes/{uri:path}", tags=["notes"])
-    def note(uri: str) -> JSONResponse:
+    def note(uri: NoteUri) -> JSONResponse:
         """One note from the index: metadata, properties, neighbours and its text."""
         return JSONResponse(rag.get_note(uri).to_json())
 

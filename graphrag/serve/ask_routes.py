@@ -48,6 +48,7 @@ from graphrag.serve.bodies import (
     MAX_TEXT_CHARS,
     Body,
     FiltersBody,
+    Question,
     filter_args,
 )
 
@@ -68,7 +69,7 @@ class TurnBody(Body):
 
 
 class AskBody(Body):
-    question: str = Field(min_length=1, max_length=MAX_TEXT_CHARS, description="free text")
+    question: Question = Field(description="free text")
     budget: int | None = Field(None, ge=0, le=MAX_BUDGET, description="tokens for the context")
     model: str | None = Field(
         None, min_length=1, max_length=200, description="an llm model id or alias (GET /models)"

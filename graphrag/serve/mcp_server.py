@@ -2,9 +2,14 @@
 
 ``build_mcp_server(rag)`` exposes the facade as MCP tools with typed inputs;
 ``vault-graphrag mcp VAULT`` runs it over stdio. Like the HTTP server it is a
-thin adapter: parse (the SDK validates against the signatures), call one
-``VaultRAG`` method, return the CLI's ``--json`` shape. Our errors reach the
-assistant as tool errors whose text names the problem and the closest notes.
+thin adapter: parse, call one ``VaultRAG`` method, return the CLI's ``--json``
+shape. Our errors reach the assistant as tool errors whose text names the problem
+and the closest notes.
+
+Arguments are checked as the HTTP bodies are (``serve.bodies``): the same types and
+limits (a blank or 1 MB question, ``budget: true`` are refused), strict types, and an
+unknown argument is an error rather than silently dropped (the SDK ignores extras, so
+each tool's argument model is replaced by a strict one).
 """
 
 from __future__ import annotations
@@ -15,11 +20,13 @@ from typing import Annotated, Any, TypeVar
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import Field
+from mcp.server.mcpserver.tools import Tool
+from pydantic import ConfigDict, Field
 
 from graphrag.api import VaultRAG
 from graphrag.errors import VaultRAGError
 from graphrag.search.modes import RankedMode
+from graphrag.serve.bodies import MAX_NOTE_CHARS, Budget, Note, Question, Seed, TopK, Uris
 from indexer import __version__
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -30,10 +37,7 @@ INSTRUCTIONS = (
     "context around a note the user names, and `get_note` to read one note."
 )
 
-Budget = Annotated[
-    int | None, Field(ge=0, le=200_000, description="Tokens for related notes (default 2000).")
-]
-Seed = Annotated[int | None, Field(description="Fixes the random choices: same seed, same answer.")]
+Names = Annotated[list[Annotated[str, Field(max_length=MAX_NOTE_CHARS)]], Field(max_length=100)]
 
 
 def _tool_errors(fn: F) -> F:
@@ -49,20 +53,31 @@ def _tool_errors(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def strict_tool(fn: Callable[..., Any]) -> Tool:
+    """A tool whose arguments are checked like an HTTP body: strict types, no unknown keys."""
+    tool = Tool.from_function(fn)
+    loose = tool.fn_metadata.arg_model
+    config = ConfigDict(**{**loose.model_config, "extra": "forbid", "strict": True})
+    strict = type(loose.__name__, (loose,), {"model_config": config, "__module__": __name__})
+    tool.fn_metadata.arg_model = strict
+    tool.parameters = strict.model_json_schema(by_alias=True)
+    return tool
+
+
 def build_mcp_server(rag: VaultRAG) -> MCPServer:
     """An MCP server whose tools answer from ``rag``."""
-    server = MCPServer(
-        "vault-graphrag", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
-    )
 
-    @server.tool()
     @_tool_errors
     def focus(
-        note: Annotated[str, Field(min_length=1, description="The note: uri, title or alias.")],
-        budget: Budget = None,
-        seed: Seed = None,
+        note: Annotated[Note, Field(description="The note: uri, title or alias.")],
+        budget: Annotated[
+            Budget, Field(description="Tokens for related notes (default 2000).")
+        ] = None,
+        seed: Annotated[
+            Seed, Field(description="Fixes the random choices: same seed, same answer.")
+        ] = None,
         exclude: Annotated[
-            list[str], Field(description="uris already seen (to page through more).")
+            Uris, Field(description="uris already seen (to page through more).")
         ] = [],  # noqa: B006 - the SDK copies validated arguments
     ) -> dict[str, Any]:
         """The context around one note of the vault: the note itself (with its parent path,
@@ -70,14 +85,17 @@ def build_mcp_server(rag: VaultRAG) -> MCPServer:
         they relate (parent, child, link, backlink, sibling, ...), within a token budget."""
         return rag.focus(note, budget=budget, seed=seed, exclude=exclude).to_json()
 
-    @server.tool()
     @_tool_errors
     def query(
-        question: Annotated[str, Field(min_length=1, description="What to look up, in words.")],
-        budget: Budget = None,
-        seed: Seed = None,
-        folder: Annotated[list[str], Field(description="Only notes in these folders.")] = [],  # noqa: B006
-        tag: Annotated[list[str], Field(description="Only notes with all these tags.")] = [],  # noqa: B006
+        question: Annotated[Question, Field(description="What to look up, in words.")],
+        budget: Annotated[
+            Budget, Field(description="Tokens for all notes returned (default 2000).")
+        ] = None,
+        seed: Annotated[
+            Seed, Field(description="Fixes the random choices: same seed, same answer.")
+        ] = None,
+        folder: Annotated[Names, Field(description="Only notes in these folders.")] = [],  # noqa: B006
+        tag: Annotated[Names, Field(description="Only notes with all these tags.")] = [],  # noqa: B006
     ) -> dict[str, Any]:
         """Answer a question from the vault: the notes that best match it (entry notes) and
         the notes related to them in the graph, with how they relate, within a token budget.
@@ -85,10 +103,9 @@ def build_mcp_server(rag: VaultRAG) -> MCPServer:
         filters = {"folder": folder, "tag": tag}
         return rag.query(question, budget, seed=seed, filters=filters).to_json()
 
-    @server.tool()
     @_tool_errors
     def search(
-        text: Annotated[str, Field(min_length=1, description="Words or a phrase to find.")],
+        text: Annotated[Question, Field(description="Words or a phrase to find.")],
         mode: Annotated[
             RankedMode,
             Field(
@@ -96,17 +113,22 @@ def build_mcp_server(rag: VaultRAG) -> MCPServer:
                 "hierarchical: relevant folders/tags/hubs first."
             ),
         ] = "hybrid",
-        top_k: Annotated[int | None, Field(ge=1, le=100, description="How many notes.")] = None,
+        top_k: Annotated[TopK, Field(le=100, description="How many notes.")] = None,
     ) -> dict[str, Any]:
         """Find notes by meaning and/or words: a ranked list with the best-matching passage."""
         return rag.search(text, mode, top_k).to_json()
 
-    @server.tool()
     @_tool_errors
     def get_note(
-        note: Annotated[str, Field(min_length=1, description="The note: uri, title or alias.")],
+        note: Annotated[Note, Field(description="The note: uri, title or alias.")],
     ) -> dict[str, Any]:
         """Read one note in full: its text, front matter, tags, parent, links and backlinks."""
         return rag.get_note(note).to_json()
 
-    return server
+    return MCPServer(
+        "vault-graphrag",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        log_level="WARNING",
+        tools=[strict_tool(fn) for fn in (focus, query, search, get_note)],
+    )

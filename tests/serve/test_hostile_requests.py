@@ -160,3 +160,137 @@ def test_body_limit_over_a_real_socket_with_both_headers(rag: VaultRAG) -> None:
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+# -- item 6: empty and over-long uris in paths ------------------------------------------------
+@pytest.mark.parametrize(
+    "path",
+    ["/notes//context", "/notes/", "/notes//neighbors", f"/notes/{'x' * 1100}/context",
+     f"/notes/{'x' * 1100}", f"/notes/{'y' * 1100}/neighbors"],
+)
+def test_empty_and_overlong_uris_are_422_naming_uri(client: TestClient, path: str) -> None:
+    r = client.get(path)
+    assert (r.status_code, r.json()["error"], r.json()["field"]) == (422, "invalid_request", "uri")
+
+
+# -- item 8: strict types -------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("route", "payload", "field"),
+    [
+        ("/focus", {"note": HUT, "budget": True}, "budget"),
+        ("/focus", {"note": HUT, "explain": 0}, "explain"),
+        ("/focus", {"note": HUT, "seed": "7"}, "seed"),
+        ("/focus", {"note": HUT, "budget": 2.0}, "budget"),
+        ("/query", {"question": "cheese", "explain": 1}, "explain"),
+        ("/search", {"query": "cheese", "top_k": "5"}, "top_k"),
+        ("/index", {"wait": 1}, "wait"),
+        ("/ask", {"question": "cheese", "budget": False, "stream": False}, "budget"),
+    ],
+)
+def test_loose_types_are_refused(client: TestClient, route: str, payload: dict, field: str) -> None:
+    r = client.post(route, json=payload)
+    assert r.status_code == 422, r.text
+    assert (r.json()["error"], r.json()["field"]) == ("invalid_request", field)
+
+
+# -- item 9: the field named is the one the client sent ------------------------------------------
+@pytest.mark.parametrize(
+    ("route", "payload", "field", "words"),
+    [
+        ("/query", {"question": "   "}, "question", "must not be blank"),
+        ("/search", {"query": "\t\n"}, "query", "must not be blank"),
+        ("/ask", {"question": " ", "stream": False}, "question", "must not be blank"),
+        ("/focus", {"note": "  "}, "note", "must not be blank"),
+        ("/query", {"question": "q", "filters": {"prop": "=x"}}, "filters.prop", "key=value"),
+        ("/query", {"question": "q", "filters": {"property": ["a", "=x"]}}, "filters.property",
+         "key=value"),
+        ("/search", {"query": "q", "filters": {"created": "last week"}}, "filters.created",
+         "not a date"),
+        ("/graph_search", {"query": "q", "filters": {"modified": "2024-13-01"}},
+         "filters.modified", "not a date"),
+    ],
+)
+def test_errors_name_the_field_as_sent(
+    client: TestClient, route: str, payload: dict, field: str, words: str
+) -> None:
+    r = client.post(route, json=payload)
+    assert r.status_code == 422, r.text
+    assert r.json()["field"] == field
+    assert r.json()["detail"].startswith(f"{field}: ") and words in r.json()["detail"]
+
+
+def test_malformed_json_names_the_body_not_a_byte_offset(client: TestClient) -> None:
+    r = client.post("/focus", content=b'{"note": "Home",,}', headers={"content-type": "application/json"})
+    assert r.status_code == 422
+    assert r.json()["field"] == "body"
+    assert r.json()["detail"].startswith("body: invalid JSON at byte 16")
+
+
+# -- item 8: the OpenAPI document describes the errors ------------------------------------------
+def test_openapi_describes_every_error_response(client: TestClient) -> None:
+    spec = client.get("/openapi.json").json()
+    schemas = spec["components"]["schemas"]
+    assert "HTTPValidationError" not in schemas and "ValidationError" not in schemas
+    assert set(schemas["Error"]["required"]) == {"error", "detail"}
+    error = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+    ops = spec["paths"]
+    for path, methods in ops.items():
+        for method, op in methods.items():
+            codes = set(op["responses"])
+            for code, response in op["responses"].items():
+                if code[0] in "45":
+                    assert response["content"] == error, (path, method, code)
+            if path != "/health":
+                assert {"401", "403", "500", "503"} <= codes, (path, method)
+            if method == "post":
+                assert {"400", "413", "422"} <= codes, (path, method)
+    assert "404" in ops["/focus"]["post"]["responses"]
+    assert "404" in ops["/notes/{uri}"]["get"]["responses"]
+    assert "409" in ops["/index"]["post"]["responses"]
+    assert "409" in ops["/ask"]["post"]["responses"]
+    assert ops["/health"]["get"]["responses"].keys() == {"200", "403"}
+
+
+# -- item 11: MCP refuses what HTTP refuses -------------------------------------------------------
+PARITY = [  # (MCP tool, its arguments, HTTP route, the same request's body, the field)
+    ("focus", {"note": HUT, "colour": "red"}, "/focus", {"note": HUT, "colour": "red"}, "colour"),
+    ("focus", {"note": HUT, "budget": True}, "/focus", {"note": HUT, "budget": True}, "budget"),
+    ("focus", {"note": HUT, "budget": -1}, "/focus", {"note": HUT, "budget": -1}, "budget"),
+    ("focus", {"note": "x" * 1025}, "/focus", {"note": "x" * 1025}, "note"),
+    ("focus", {"note": " "}, "/focus", {"note": " "}, "note"),
+    ("query", {"question": "q" * 4097}, "/query", {"question": "q" * 4097}, "question"),
+    ("query", {"question": "  "}, "/query", {"question": "  "}, "question"),
+    ("query", {"question": "q", "seed": 1.5}, "/query", {"question": "q", "seed": 1.5}, "seed"),
+    ("search", {"text": "q", "top_k": 0}, "/search", {"query": "q", "top_k": 0}, "top_k"),
+    ("search", {"text": "q", "mode": "fuzzy"}, "/search", {"query": "q", "mode": "fuzzy"}, "mode"),
+    ("get_note", {"note": HUT, "path": "/etc/passwd"}, "/focus", {"note": HUT, "path": "x"}, "path"),
+]
+
+
+@pytest.mark.parametrize(("tool", "arguments", "route", "body", "field"), PARITY)
+def test_mcp_refuses_what_http_refuses(
+    rag: VaultRAG, client: TestClient, tool: str, arguments: dict, route: str, body: dict,
+    field: str,
+) -> None:
+    r = client.post(route, json=body)
+    assert (r.status_code, r.json()["field"]) == (422, field)
+    result = mcp_call(rag, tool, arguments)
+    assert result.is_error, result
+    assert field in result.content[0].text
+
+
+def test_mcp_refuses_a_megabyte_question(rag: VaultRAG) -> None:
+    result = mcp_call(rag, "query", {"question": "why? " * 200_000})
+    assert result.is_error and "question" in result.content[0].text
+
+
+def test_mcp_tools_publish_their_limits(rag: VaultRAG) -> None:
+    async def listed() -> Any:
+        async with Client(build_mcp_server(rag)) as session:
+            return {t.name: t.input_schema for t in (await session.list_tools()).tools}
+
+    schemas = asyncio.run(asyncio.wait_for(listed(), timeout=60))
+    for schema in schemas.values():
+        assert schema["additionalProperties"] is False
+    assert schemas["query"]["properties"]["question"]["maxLength"] == 4096
+    assert schemas["focus"]["properties"]["note"]["maxLength"] == 1024

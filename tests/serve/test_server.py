@@ -152,7 +152,7 @@ def test_query_filters(client: TestClient) -> None:
     assert body["entryNotes"]
     assert all(n["uri"].startswith("Dairy/") for n in body["entryNotes"])
     r = client.post("/query", json={"question": "cheese", "filters": {"created": "last tuesday"}})
-    assert (r.status_code, r.json()["field"]) == (422, "created")
+    assert (r.status_code, r.json()["field"]) == (422, "filters.created")  # as sent
     r = client.post("/query", json={"question": "cheese", "filters": {"colour": "red"}})
     assert (r.status_code, r.json()["field"]) == (422, "filters.colour")
     r = client.post("/query", json={"question": "", "budget": 10})
