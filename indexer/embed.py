@@ -9,7 +9,8 @@ way, without a hook in the code that opens a vault. The built-ins:
   no torch at run time, so a question from the shell loads in a fraction of a second.
 * ``torch`` / ``sentence-transformers``: the model on torch (``indexer/st_embed.py``),
   bfloat16 on CPUs with native bf16.
-* ``auto``: see ``_auto``.
+* ``auto`` (the default): float32 vectors from ONNX Runtime, or from torch on a CUDA
+  device for large jobs (``indexer/auto_embed.py``); torch when ``dtype = "bfloat16"``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 
+from .auto_embed import AutoEmbedder
 from .config import EmbeddingSettings
 from .embed_base import (
     BUNDLED_NAMES,
@@ -33,6 +35,7 @@ from .vector_kind import cpu_has_native_bf16
 
 __all__ = [
     "BACKENDS",
+    "AutoEmbedder",
     "BUNDLED_NAMES",
     "DEFAULT_MODEL",
     "Embedder",
@@ -56,9 +59,15 @@ def _onnx(settings: EmbeddingSettings) -> Embedder:
     return OnnxEmbedder(settings.model, settings.batch_size, settings.onnx_dir)
 
 
+def _auto(settings: EmbeddingSettings) -> Embedder:
+    if settings.dtype == "bfloat16":  # asked for by name: only torch makes it
+        return _sentence_transformers(settings)
+    return AutoEmbedder(settings)
+
+
 # Built-in backends by name. "auto" is the default: the best backend available here.
 BACKENDS: dict[str, Callable[[EmbeddingSettings], Embedder]] = {
-    "auto": _sentence_transformers,
+    "auto": _auto,
     "onnx": _onnx,
     "torch": _sentence_transformers,
     "sentence-transformers": _sentence_transformers,

@@ -12,11 +12,21 @@ from tests.support.files import SAMPLE_VAULT
 pytest_plugins = ["tests.support.llm_fakes"]
 
 
+@pytest.fixture(scope="session")
+def _session_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tests' own cache folder: the ONNX export of the model (indexer/onnx_embed.py)
+    takes seconds to make, so the tests of one session share it."""
+    return tmp_path_factory.mktemp("cache")
+
+
 @pytest.fixture(autouse=True)
-def _isolate(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+def _isolate(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory, _session_cache: Path
+) -> None:
     """No test reads the user's config, caches or network."""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(_session_cache))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
     for key in list(__import__("os").environ):

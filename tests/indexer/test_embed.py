@@ -9,7 +9,12 @@ import pytest
 
 from indexer import build_index, load_index
 from indexer.config import EmbeddingSettings, IndexConfig
-from indexer.embed import SentenceTransformerEmbedder, make_embedder
+from indexer.embed import (
+    AutoEmbedder,
+    OnnxEmbedder,
+    SentenceTransformerEmbedder,
+    make_embedder,
+)
 from indexer.errors import ConfigError
 from tests.support.fakes import HASH_BACKEND, HashEmbedder
 from tests.support.files import write
@@ -21,7 +26,7 @@ def not_an_embedder(settings: EmbeddingSettings) -> object:
 
 def test_builtin_names_make_the_sentence_transformers_embedder() -> None:
     settings = EmbeddingSettings(dtype="float32", batch_size=8)
-    for name in ("auto", "torch", "sentence-transformers"):
+    for name in ("torch", "sentence-transformers"):
         embedder = make_embedder(replace(settings, backend=name))
         assert isinstance(embedder, SentenceTransformerEmbedder)
         assert (embedder.name, embedder.dtype, embedder.batch_size) == (
@@ -29,6 +34,19 @@ def test_builtin_names_make_the_sentence_transformers_embedder() -> None:
             "float32",
             8,
         )
+
+
+def test_onnx_and_auto_make_float32_embedders_that_need_no_torch(tmp_path: Path) -> None:
+    settings = EmbeddingSettings(batch_size=8, onnx_dir=str(tmp_path / "exports"))
+    onnx = make_embedder(replace(settings, backend="onnx"))
+    assert isinstance(onnx, OnnxEmbedder)
+    assert (onnx.name, onnx.batch_size, onnx.cache_dir) == (settings.model, 8, tmp_path / "exports")
+    auto = make_embedder(settings)
+    assert isinstance(auto, AutoEmbedder) and auto.onnx.cache_dir == tmp_path / "exports"
+    assert (auto.name, auto.effective_dtype) == (settings.model, "float32")
+    # bfloat16 asked for by name: only torch makes it.
+    bf16 = make_embedder(replace(settings, dtype="bfloat16"))
+    assert isinstance(bf16, SentenceTransformerEmbedder) and bf16.effective_dtype == "bfloat16"
 
 
 def test_an_import_spec_calls_the_factory_with_the_settings() -> None:
