@@ -132,9 +132,14 @@ def status(vault: str, index_dir: str | None, config: str | None, as_json: bool)
     vault-graphrag status ~/Notes --index-dir /tmp/notes-index --json
     """
     from indexer.fresh import index_is_current
+    from indexer.store import tidy_index
 
     rag = open_vault(vault, index_dir, config, update=False)
+    # What killed runs left (a temp generation is a full SQLite copy) goes now, not at the
+    # next update; with the lock taken by a running update, only dead processes' files.
+    removed = tidy_index(rag.index_dir)
     data = rag.status()
+    data["leftovers_removed"] = removed
     if rag.vault is not None:
         current = index_is_current(
             rag.vault, rag.index_dir, rag.settings.index_config, rag.embedder.name
@@ -166,6 +171,8 @@ def status_text(data: dict[str, Any]) -> str:
         f"links     {counts.get('links_resolved', 0)} resolved, "
         f"{counts.get('links_unresolved', 0)} unresolved",
     ]
+    for line in data.get("leftovers_removed") or ():
+        lines.append(f"cleaned   {line}")
     changed = data.get("vault_changed")
     if changed is not None:
         lines.append(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -46,3 +47,25 @@ def test_index_summary_reports_leftovers_it_removed(
         f"(process {pid}); removed"
     ) in out
     assert not (index_dir / f".manifest.json.{pid}.tmp").exists()
+
+
+def test_status_removes_and_reports_leftovers(
+    sample_vault: Path, tmp_path: Path, fake_model: list  # noqa: F811
+) -> None:
+    index_dir = tmp_path / "idx"
+    assert run("index", str(sample_vault), "--index-dir", str(index_dir))[0] == 0
+    pid = dead_pid()
+    (index_dir / f".gen-000002.tmp-{pid}").mkdir()
+    (index_dir / "gen-000005").mkdir()  # renamed into place, but the manifest never named it
+    code, out, err = run("status", str(sample_vault), "--index-dir", str(index_dir), "--json")
+    assert code == 0, out + err
+    removed = json.loads(out)["leftovers_removed"]
+    assert sorted(removed) == sorted([
+        f"{index_dir / f'.gen-000002.tmp-{pid}'}: left by an interrupted run (process {pid}); removed",
+        f"{index_dir / 'gen-000005'}: a generation the manifest never named (an interrupted commit); "
+        "removed",
+    ])
+    assert sorted(p.name for p in index_dir.iterdir()) == [".lock", "gen-000001", "manifest.json"]
+    (index_dir / f".gen-000003.tmp-{pid}").mkdir()
+    code, out, err = run("status", str(sample_vault), "--index-dir", str(index_dir))
+    assert f"cleaned   {index_dir / f'.gen-000003.tmp-{pid}'}: left by" in out
