@@ -1,7 +1,7 @@
 """BM25 index cost per generation: from scratch, after a one-note edit, loaded from disk.
 
 Every vault edit commits a new index generation, and the first lexical use of a
-generation needs its BM25 index (``graphrag/lexical.py``). This script times, on a
+generation needs its BM25 index (``graphrag/snapshot/lexical.py``). This script times, on a
 synthetic vault (default 10,000 notes, ``benchmarks/gen_vault.py``, indexed with the
 deterministic 384-dimension hashing embedder of ``tests.support.fakes``):
 

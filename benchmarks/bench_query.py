@@ -16,7 +16,7 @@ Reported per size, p50 and p95 over ``--queries`` questions:
   search it replaces (``semantic_search``) and the query embedding alone;
 * one-off costs: loading the index, the first query (building the per-snapshot
   arrays), building vs loading the lexical index, building the hub table;
-* memory: the chunk vectors' layout (``graphrag/chunk_vectors.py``) and its size,
+* memory: the chunk vectors' layout (``graphrag/snapshot/chunk_vectors.py``) and its size,
   beside FAISS's own copy of the vectors;
 * for a size scanned in float16 (``--agreement`` questions, default 50): how far
   its answers are from the float32 scan's (top-10 overlap of ``semantic_search``
