@@ -11,7 +11,7 @@ from anything unexpected (500 ``internal_error``, details only in the log).
 the statuses it can answer (400/413 for bodies, 401 with a token, 403 for Host/Origin,
 404 for a note that is not there, 409 for a busy index or no model, 422, 503 for no
 usable index, 500), so a generated client can trust it. See docs/architecture.md
-("HTTP server").
+("Serving").
 """
 
 from __future__ import annotations
