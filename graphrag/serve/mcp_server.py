@@ -21,6 +21,7 @@ from typing import Annotated, Any, TypeVar
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
 from pydantic import ConfigDict, Field
 
 from graphrag.api import VaultRAG
@@ -58,7 +59,9 @@ def strict_tool(fn: Callable[..., Any]) -> Tool:
     tool = Tool.from_function(fn)
     loose = tool.fn_metadata.arg_model
     config = ConfigDict(**{**loose.model_config, "extra": "forbid", "strict": True})
-    strict = type(loose.__name__, (loose,), {"model_config": config, "__module__": __name__})
+    strict: type[ArgModelBase] = type(
+        loose.__name__, (loose,), {"model_config": config, "__module__": __name__}
+    )
     tool.fn_metadata.arg_model = strict
     tool.parameters = strict.model_json_schema(by_alias=True)
     return tool
