@@ -1,18 +1,19 @@
 """``POST /ask``: an answer from a language model over the retrieved notes.
 
-Retrieval and the prompt are the CLI's (``VaultRAG.prepare_ask``, in the thread pool,
-so every error before the answer starts is an ordinary JSON error: no model 409, an
-unknown model or option 422, an unknown note 404). The model call then runs in a thread
-of its own, whose pieces of text reach the event loop through a queue, so a slow model
-holds no worker of the pool and each piece is written as soon as it exists.
+Retrieval and the prompt are the CLI's (``VaultRAG.prepare_ask``), and so is the model
+call (``answer.ask.complete``); both run in one thread of the answer's own, whose pieces
+of text reach the event loop through a queue, so a slow model holds no worker of the
+pool and each piece is written as soon as it exists. The endpoint waits for the first
+step before answering, so every error before the answer starts is an ordinary JSON
+error (no model 409, an unknown model or option 422, an unknown note 404).
 
 * ``stream: true`` (default): Server-Sent Events, ``context``, then ``delta``s, then
   ``done``; a failure after the stream began is an ``error`` event, never a cut body.
 * ``stream: false``: one JSON, the same as ``vault-graphrag ask --json``.
 
-A client that goes away cancels the model call. Starlette cancels the stream's
-generator when the connection closes (or when writing to it fails: a comment line goes
-out every ``HEARTBEAT_S`` seconds while the model is silent); its ``finally`` sets the
+A client that goes away cancels the model call. Starlette stops the stream when the
+connection closes (or when writing to it fails: a comment line goes out every
+``HEARTBEAT_S`` seconds while the model is silent); ``AnswerStream`` then sets the
 worker's cancel event, and ``answer.models.generate`` then closes the model's stream at
 its next piece, which closes the provider's connection. A JSON answer polls for the
 disconnect instead. See docs/architecture.md ("Serving").
@@ -30,7 +31,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import Field
-from starlette.concurrency import run_in_threadpool
+from starlette.types import Receive, Scope, Send
 
 from graphrag.answer.ask import Answer, Prepared, complete
 from graphrag.answer.history import Turn
@@ -104,26 +105,47 @@ def error_event(exc: BaseException) -> dict[str, str]:
 
 
 class Worker:
-    """``complete`` in a daemon thread; its pieces and its end arrive on an asyncio queue
-    as ``("delta", text)``, then ``("done", Answer)`` or ``("error", exception)``."""
+    """One answer in a daemon thread: ``prepare`` (the model, retrieval, the prompt),
+    then at once ``complete``. The event loop awaits ``prepared`` (which raises what
+    ``prepare`` raised: an ordinary JSON error), then reads the queue: ``("delta",
+    text)``s, then ``("done", Answer)`` or ``("error", exception)``. One thread for
+    both steps: the first piece of text needs no second hop between threads."""
 
-    def __init__(self, prepared: Prepared) -> None:
-        self.prepared = prepared
+    def __init__(self, prepare: Callable[[], Prepared]) -> None:
         self.cancel = threading.Event()
         self.queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         self.loop = asyncio.get_running_loop()
+        self.prepared: asyncio.Future[Prepared] = self.loop.create_future()
+        self._prepare = prepare
         threading.Thread(target=self._run, name="vault-graphrag-ask", daemon=True).start()
 
-    def _put(self, item: tuple[str, Any]) -> None:
+    def _call(self, fn: Callable[..., Any], *args: Any) -> None:
         try:
-            self.loop.call_soon_threadsafe(self.queue.put_nowait, item)
+            self.loop.call_soon_threadsafe(fn, *args)
         except RuntimeError:  # the loop is closed (shutdown): nobody is listening
             self.cancel.set()
 
+    def _put(self, item: tuple[str, Any]) -> None:
+        self._call(self.queue.put_nowait, item)
+
+    def _settle(self, result: Prepared | None, error: BaseException | None) -> None:
+        if self.prepared.done():  # the request was cancelled meanwhile
+            return
+        if error is not None:
+            self.prepared.set_exception(error)
+        else:
+            self.prepared.set_result(result)  # type: ignore[arg-type]
+
     def _run(self) -> None:
         try:
+            prepared = self._prepare()
+        except Exception as exc:  # before any answer: the endpoint raises it
+            self._call(self._settle, None, exc)
+            return
+        self._call(self._settle, prepared, None)
+        try:
             answer = complete(
-                self.prepared, on_chunk=lambda text: self._put(("delta", text)), cancel=self.cancel
+                prepared, on_chunk=lambda text: self._put(("delta", text)), cancel=self.cancel
             )
         except Exception as exc:  # reported to the client, not lost in a thread
             self._put(("error", exc))
@@ -131,32 +153,44 @@ class Worker:
             self._put(("done", answer))
 
 
-async def events(prepared: Prepared) -> AsyncIterator[bytes]:
+async def events(worker: Worker, prepared: Prepared) -> AsyncIterator[bytes]:
     """The stream: ``context``, ``delta``s, then ``done`` or ``error``."""
-    worker = Worker(prepared)  # the model starts while the context event is written
-    try:
-        yield sse("context", prepared.context_json())
-        while True:
-            try:
-                kind, value = await asyncio.wait_for(worker.queue.get(), HEARTBEAT_S)
-            except TimeoutError:
-                yield b": the model is thinking\n\n"
-                continue
-            if kind == "delta":
-                yield sse("delta", {"text": value})
-            elif kind == "done":
-                yield sse("done", value.done_json())
-                return
-            else:
-                yield sse("error", error_event(value))
-                return
-    finally:
-        worker.cancel.set()  # the client went away, or the answer is over
+    yield sse("context", prepared.context_json())
+    while True:
+        try:
+            kind, value = await asyncio.wait_for(worker.queue.get(), HEARTBEAT_S)
+        except TimeoutError:
+            yield b": the model is thinking\n\n"
+            continue
+        if kind == "delta":
+            yield sse("delta", {"text": value})
+        elif kind == "done":
+            yield sse("done", value.done_json())
+            return
+        else:
+            yield sse("error", error_event(value))
+            return
 
 
-async def whole(prepared: Prepared, request: Request) -> Answer | None:
+class AnswerStream(StreamingResponse):
+    """The event stream of one answer; however it ends (done, a client gone, a failed
+    write, a server shutting down), the model call is cancelled."""
+
+    def __init__(self, worker: Worker, prepared: Prepared) -> None:
+        super().__init__(
+            events(worker, prepared), media_type="text/event-stream", headers=STREAM_HEADERS
+        )
+        self.worker = worker
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.worker.cancel.set()
+
+
+async def whole(worker: Worker, request: Request) -> Answer | None:
     """The answer in one piece; None if the client went away (the model is stopped)."""
-    worker = Worker(prepared)
     loop = asyncio.get_running_loop()
     checked = loop.time()
     try:
@@ -239,12 +273,15 @@ def add_ask_route(app: FastAPI, rag: VaultRAG, wait_for_model: Callable[[], None
     async def ask(body: AskBody, request: Request) -> Response:
         """Answer a question from the notes with a language model, citing them as [[links]]
         (`vault-graphrag ask`); with `note`, about that note and the notes around it."""
-        prepared = await run_in_threadpool(prepare, body)
-        if not body.stream:
-            answer = await whole(prepared, request)
-            if answer is None:  # nobody to answer
-                return Response(status_code=499)
-            return JSONResponse(answer.to_json())
-        return StreamingResponse(
-            events(prepared), media_type="text/event-stream", headers=STREAM_HEADERS
-        )
+        worker = Worker(lambda: prepare(body))
+        try:
+            prepared = await worker.prepared
+        except BaseException:
+            worker.cancel.set()
+            raise
+        if body.stream:
+            return AnswerStream(worker, prepared)
+        answer = await whole(worker, request)
+        if answer is None:  # nobody to answer
+            return Response(status_code=499)
+        return JSONResponse(answer.to_json())
