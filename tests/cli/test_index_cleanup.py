@@ -50,7 +50,9 @@ def test_index_summary_reports_leftovers_it_removed(
 
 
 def test_status_removes_and_reports_leftovers(
-    sample_vault: Path, tmp_path: Path, fake_model: list  # noqa: F811
+    sample_vault: Path,
+    tmp_path: Path,
+    fake_model: list,  # noqa: F811
 ) -> None:
     index_dir = tmp_path / "idx"
     assert run("index", str(sample_vault), "--index-dir", str(index_dir))[0] == 0
@@ -60,11 +62,13 @@ def test_status_removes_and_reports_leftovers(
     code, out, err = run("status", str(sample_vault), "--index-dir", str(index_dir), "--json")
     assert code == 0, out + err
     removed = json.loads(out)["leftovers_removed"]
-    assert sorted(removed) == sorted([
-        f"{index_dir / f'.gen-000002.tmp-{pid}'}: left by an interrupted run (process {pid}); removed",
-        f"{index_dir / 'gen-000005'}: a generation the manifest never named (an interrupted commit); "
-        "removed",
-    ])
+    assert sorted(removed) == sorted(
+        [
+            f"{index_dir / f'.gen-000002.tmp-{pid}'}: left by an interrupted run (process {pid}); removed",
+            f"{index_dir / 'gen-000005'}: a generation the manifest never named (an interrupted commit); "
+            "removed",
+        ]
+    )
     assert sorted(p.name for p in index_dir.iterdir()) == [".lock", "gen-000001", "manifest.json"]
     (index_dir / f".gen-000003.tmp-{pid}").mkdir()
     code, out, err = run("status", str(sample_vault), "--index-dir", str(index_dir))

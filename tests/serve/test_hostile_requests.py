@@ -165,8 +165,14 @@ def test_body_limit_over_a_real_socket_with_both_headers(rag: VaultRAG) -> None:
 # -- item 6: empty and over-long uris in paths ------------------------------------------------
 @pytest.mark.parametrize(
     "path",
-    ["/notes//context", "/notes/", "/notes//neighbors", f"/notes/{'x' * 1100}/context",
-     f"/notes/{'x' * 1100}", f"/notes/{'y' * 1100}/neighbors"],
+    [
+        "/notes//context",
+        "/notes/",
+        "/notes//neighbors",
+        f"/notes/{'x' * 1100}/context",
+        f"/notes/{'x' * 1100}",
+        f"/notes/{'y' * 1100}/neighbors",
+    ],
 )
 def test_empty_and_overlong_uris_are_422_naming_uri(client: TestClient, path: str) -> None:
     r = client.get(path)
@@ -202,12 +208,24 @@ def test_loose_types_are_refused(client: TestClient, route: str, payload: dict, 
         ("/ask", {"question": " ", "stream": False}, "question", "must not be blank"),
         ("/focus", {"note": "  "}, "note", "must not be blank"),
         ("/query", {"question": "q", "filters": {"prop": "=x"}}, "filters.prop", "key=value"),
-        ("/query", {"question": "q", "filters": {"property": ["a", "=x"]}}, "filters.property",
-         "key=value"),
-        ("/search", {"query": "q", "filters": {"created": "last week"}}, "filters.created",
-         "not a date"),
-        ("/graph_search", {"query": "q", "filters": {"modified": "2024-13-01"}},
-         "filters.modified", "not a date"),
+        (
+            "/query",
+            {"question": "q", "filters": {"property": ["a", "=x"]}},
+            "filters.property",
+            "key=value",
+        ),
+        (
+            "/search",
+            {"query": "q", "filters": {"created": "last week"}},
+            "filters.created",
+            "not a date",
+        ),
+        (
+            "/graph_search",
+            {"query": "q", "filters": {"modified": "2024-13-01"}},
+            "filters.modified",
+            "not a date",
+        ),
     ],
 )
 def test_errors_name_the_field_as_sent(
@@ -220,7 +238,9 @@ def test_errors_name_the_field_as_sent(
 
 
 def test_malformed_json_names_the_body_not_a_byte_offset(client: TestClient) -> None:
-    r = client.post("/focus", content=b'{"note": "Home",,}', headers={"content-type": "application/json"})
+    r = client.post(
+        "/focus", content=b'{"note": "Home",,}', headers={"content-type": "application/json"}
+    )
     assert r.status_code == 422
     assert r.json()["field"] == "body"
     assert r.json()["detail"].startswith("body: invalid JSON at byte 16")
@@ -263,13 +283,24 @@ PARITY = [  # (MCP tool, its arguments, HTTP route, the same request's body, the
     ("query", {"question": "q", "seed": 1.5}, "/query", {"question": "q", "seed": 1.5}, "seed"),
     ("search", {"text": "q", "top_k": 0}, "/search", {"query": "q", "top_k": 0}, "top_k"),
     ("search", {"text": "q", "mode": "fuzzy"}, "/search", {"query": "q", "mode": "fuzzy"}, "mode"),
-    ("get_note", {"note": HUT, "path": "/etc/passwd"}, "/focus", {"note": HUT, "path": "x"}, "path"),
+    (
+        "get_note",
+        {"note": HUT, "path": "/etc/passwd"},
+        "/focus",
+        {"note": HUT, "path": "x"},
+        "path",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("tool", "arguments", "route", "body", "field"), PARITY)
 def test_mcp_refuses_what_http_refuses(
-    rag: VaultRAG, client: TestClient, tool: str, arguments: dict, route: str, body: dict,
+    rag: VaultRAG,
+    client: TestClient,
+    tool: str,
+    arguments: dict,
+    route: str,
+    body: dict,
     field: str,
 ) -> None:
     r = client.post(route, json=body)

@@ -45,8 +45,12 @@ def test_every_answer_matches_the_document(api_schema: schemathesis.schemas.Base
     assert len(operations) >= 10  # every route is in the document
     for operation in operations:
 
-        @settings(max_examples=EXAMPLES, deadline=None, database=None,
-                  suppress_health_check=list(HealthCheck))
+        @settings(
+            max_examples=EXAMPLES,
+            deadline=None,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+        )
         @given(case=operation.as_strategy())
         def probe(case: schemathesis.Case) -> None:
             case.call_and_validate(excluded_checks=[positive_data_acceptance])

@@ -69,8 +69,9 @@ class Clients:
         self.base, self.stop = base, threading.Event()
         self.failures: list[str] = []
         self.requests = 0
-        self.threads = [threading.Thread(target=self.run, args=(i,), daemon=True)
-                        for i in range(count)]
+        self.threads = [
+            threading.Thread(target=self.run, args=(i,), daemon=True) for i in range(count)
+        ]
 
     def run(self, seed: int) -> None:
         rnd = random.Random(seed)
@@ -138,7 +139,7 @@ TABLES = {
     "nodes": "SELECT * FROM nodes ORDER BY uri",
     "tags": "SELECT * FROM tags ORDER BY uri, tag",
     "chunks": "SELECT uri, seq, heading_path, text, start_line, end_line, tokens, vec_id "
-              "FROM chunks ORDER BY uri, seq",
+    "FROM chunks ORDER BY uri, seq",
     "files": "SELECT * FROM files ORDER BY path",
 }
 
@@ -157,12 +158,20 @@ def test_soak(tmp_path: Path) -> None:
     settings = load_settings(env={"VAULTRAG_INDEX__MAX_NOTE_BYTES": str(MAX_NOTE_BYTES)})
     rag = VaultRAG.open(vault, settings=settings, embedder=HashEmbedder())
     edits, slowest = 0, 0.0
-    with serving(rag) as base, Clients(base) as clients, httpx.Client(base_url=base, timeout=30) as http:
+    with (
+        serving(rag) as base,
+        Clients(base) as clients,
+        httpx.Client(base_url=base, timeout=30) as http,
+    ):
         deadline = time.monotonic() + SOAK_SECONDS
         step = 0
         while time.monotonic() < deadline:
             uri, marker = f"Soak/Edited {step % 4}", f"marker-{step}"
-            write(vault, f"{uri}.md", f"# Edited\n\n{marker} links [[Home]] and [[Soak/Edited {(step + 1) % 4}]]\n")
+            write(
+                vault,
+                f"{uri}.md",
+                f"# Edited\n\n{marker} links [[Home]] and [[Soak/Edited {(step + 1) % 4}]]\n",
+            )
             if step % 3 == 1 and (vault / "Gone Note.md").exists():
                 (vault / "Gone Note.md").rename(vault / "Soak" / f"Renamed {step}.md")
             elif step % 3 == 1:
@@ -192,6 +201,7 @@ def test_soak(tmp_path: Path) -> None:
         assert served[name] == scratch[name], name
     assert any(r[1] == "Logs/Huge.md" for r in served["notes"])
     assert not any(r[1] in ("pipe.md", "zero.md") for r in served["notes"])
-    print(f"soak: {clients.requests} requests, {edits} edits, slowest edit visible after "
-          f"{slowest:.2f} s")
-
+    print(
+        f"soak: {clients.requests} requests, {edits} edits, slowest edit visible after "
+        f"{slowest:.2f} s"
+    )
