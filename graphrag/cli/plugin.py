@@ -61,7 +61,11 @@ def install_plugin(vault: Path) -> list[Path]:
 
 @click.group()
 def plugin() -> None:
-    """The Obsidian plugin that ships with this package."""
+    """The Obsidian plugin that ships with this package.
+
+    \b
+    vault-graphrag plugin install ~/Notes
+    """
 
 
 @plugin.command()
