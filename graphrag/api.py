@@ -227,7 +227,10 @@ class VaultRAG:
             budget = self.settings.focus.default_budget
         if budget < 0:
             raise InvalidRequestError("budget", f"must be >= 0, got {budget}")
-        graph = self.graph  # once: an index update mid-call must not mix two generations
+        from graphrag.details import NoteText
+
+        snapshot = self.snapshot  # once: an update mid-call must not mix two generations
+        graph = snapshot.graph
         uri = self.resolve_note(note, graph)
         return run_focus(
             graph,
@@ -239,6 +242,7 @@ class VaultRAG:
             explain=explain,
             exclude=tuple(exclude),
             output=output,
+            note_text=NoteText(snapshot.index, self.settings.details),
         )
 
     # -- query mode and searches (graphrag/query.py, search.py, hubs.py) ----------------
@@ -341,6 +345,7 @@ class VaultRAG:
             filters=chosen,
             output=output,
             now=now,
+            details=self.settings.details,
         )
 
     def semantic_search(
@@ -399,7 +404,9 @@ class VaultRAG:
             "hierarchical": self.hierarchical_search,
         }
         if mode not in ranked:
-            raise InvalidRequestError("mode", f"{mode!r} is unknown; expected one of {SEARCH_MODES}")
+            raise InvalidRequestError(
+                "mode", f"{mode!r} is unknown; expected one of {SEARCH_MODES}"
+            )
         return ranked[mode](query, top_k, filters=filters)
 
     def graph_search(

@@ -41,6 +41,7 @@ def _parser() -> MarkdownIt:
 FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 MATH_FENCE_RE = re.compile(r"^\s*\$\$")
 BLOCK_ID_LINE_RE = re.compile(r"^\s*\^[\w-]+\s*$")
+QUOTED_BLANK_RE = re.compile(r"^\s*(?:>\s*)*$")
 
 # Block kinds, by markdown-it token type.
 _KINDS = {
@@ -153,7 +154,13 @@ def _block(kind: str, start: int, end: int, inner: list, lines: list[str], marku
         return Block(kind, start, end, head, _ranges(body, start + head, end, lines))
     if kind == "quote":
         parts = [t.map for t in inner if t.level == 1 and t.nesting >= 0 and t.map]
-        return Block(kind, start, end, 0, _ranges(parts, start, end, lines))
+        # A quoted blank line (">") between two inner blocks ends neither of them.
+        quoted = tuple(
+            (a, next(n for n in range(b, a, -1) if not QUOTED_BLANK_RE.match(lines[n - 1])))
+            for a, b in _ranges(parts, start, end, lines)
+            if not all(QUOTED_BLANK_RE.match(line) for line in lines[a:b])
+        )
+        return Block(kind, start, end, 0, quoted)
     if kind == "code":
         fenced = bool(FENCE_RE.match(lines[start]))
         head = 1 if fenced else 0

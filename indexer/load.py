@@ -104,6 +104,15 @@ class IndexSnapshot:
         )
         return [ChunkRow(*r) for r in rows]
 
+    def embeds_of(self, uri: str) -> list[tuple[str, str]]:
+        """(target as written, resolved uri) of each embed of a note in ``uri``'s text."""
+        rows = self._rows(
+            "SELECT written, target FROM links "
+            "WHERE source = ? AND kind = 'embed' AND target_kind = 'note'",
+            (uri,),
+        )
+        return [(w or "", t) for w, t in rows]
+
     def chunks_of(self, uri: str) -> list[ChunkRow]:
         rows = self._rows(
             "SELECT id, uri, seq, heading_path, text, tokens, vec_id FROM chunks "

@@ -6,6 +6,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from graphrag.config.details import DetailsSettings
 from graphrag.config.focus import FocusSettings
 from graphrag.config.llm import LLMSettings
 from graphrag.config.query import QuerySettings
@@ -19,6 +20,7 @@ class Settings:
     embedding: EmbeddingSettings = field(default_factory=EmbeddingSettings)
     focus: FocusSettings = field(default_factory=FocusSettings)
     query: QuerySettings = field(default_factory=QuerySettings)
+    details: DetailsSettings = field(default_factory=DetailsSettings)
     server: ServerSettings = field(default_factory=ServerSettings)
     llm: LLMSettings = field(default_factory=LLMSettings)
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from graphrag.budget import MIN_NOTE_TOKENS, TokenCounter
-from graphrag.details import query_details
+from graphrag.details import NoteText, query_details
 from graphrag.focus.mode import related_note
 from graphrag.focus.traverse import Candidate
 from graphrag.query.render import doc_json
@@ -96,9 +96,10 @@ def context_note(
     uri: str,
     chunk_scores: np.ndarray,
     truncate_length: int,
+    note_text: NoteText | None = None,
 ) -> QueryNote:
     """A ranked note in query mode's related-note form; it is its own "entry"."""
-    details, cut = query_details(index, corpus, uri, chunk_scores, truncate_length)
+    details, cut = query_details(index, corpus, uri, chunk_scores, truncate_length, note_text)
     # No graph path led here: the note was found by its own match (relation Self).
     cand = Candidate(uri, 0, (), (), uri, Relation.Self, 0)
     note = related_note(graph, cand, details, cut)
@@ -141,15 +142,19 @@ class NoteBuilder:
         corpus: Corpus,
         chunk_scores: np.ndarray,
         truncate_length: int,
+        note_text: NoteText | None = None,
     ) -> None:
         self.args = (index, graph, corpus)
         self.chunk_scores = chunk_scores
         self.truncate_length = truncate_length
+        self.note_text = note_text or NoteText(index)
         self._cache: dict[str, QueryNote] = {}
 
     def __call__(self, uri: str) -> QueryNote:
         note = self._cache.get(uri)
         if note is None:
-            note = context_note(*self.args, uri, self.chunk_scores, self.truncate_length)
+            note = context_note(
+                *self.args, uri, self.chunk_scores, self.truncate_length, self.note_text
+            )
             self._cache[uri] = note
         return note

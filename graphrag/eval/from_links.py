@@ -49,7 +49,6 @@ from graphrag.eval.run import (
 )
 from graphrag.snapshot.graph import VaultGraph
 from indexer.blocks import blocks
-from indexer.parse import Link, ParsedNote, scan_body
 
 if TYPE_CHECKING:
     from graphrag.api import VaultRAG
@@ -117,44 +116,53 @@ def link_questions(
     return out
 
 
-def _body_link_targets(index: IndexSnapshot, graph: VaultGraph) -> dict[str, dict[str, str]]:
-    """source -> written target (casefolded) -> the note it resolves to, for body links
-    between two different notes."""
-    out: dict[str, dict[str, str]] = {}
+@dataclass(frozen=True, slots=True)
+class _Link:
+    written: str  # the target as written, casefolded
+    target: str
+    line: int  # in the file (the index's own count)
+
+
+def _body_link_targets(index: IndexSnapshot, graph: VaultGraph) -> dict[str, list[_Link]]:
+    """source -> its body links to other notes, in the order written."""
+    out: dict[str, list[_Link]] = {}
     rows = index.db.execute(
-        "SELECT source, written, target FROM links WHERE kind IN ('wikilink', 'markdown') "
-        "AND hierarchy = 0 AND source != target AND target_kind = 'note'"
+        "SELECT source, written, target, line FROM links WHERE kind IN ('wikilink', 'markdown') "
+        "AND hierarchy = 0 AND source != target AND target_kind = 'note' ORDER BY rowid"
     ).fetchall()
-    for source, written, target in rows:
+    for source, written, target, line in rows:
         if source in graph and target in graph and graph.info(target).kind == "note":
-            out.setdefault(source, {})[(written or "").strip().casefold()] = target
+            out.setdefault(source, []).append(
+                _Link((written or "").strip().casefold(), target, line)
+            )
     return out
 
 
 def _questions_of(
     uri: str,
     body: str,
-    targets: dict[str, str],
+    links: list[_Link],
     graph: VaultGraph,
     min_words: int,
     max_words: int,
 ) -> list[LinkQuestion]:
-    links = _body_links(uri, body)
+    targets = {link.written: link.target for link in links}
     lines = body.split("\n")
+    offset = _front_lines(lines, links)
     spans = _passage_spans(body)
     seen: set[str] = set()
     out: list[LinkQuestion] = []
     for link in links:
-        target = targets.get(link.target.strip().casefold())
-        if target is None or target == uri or target in seen:
+        target = link.target
+        if target == uri or target in seen:
             continue
-        span = spans.get(link.line)
+        span = spans.get(link.line - offset)
         if span is None:
             continue
         passage = "\n".join(lines[span[0] : span[1]])
         text = question_text(passage, lambda written, t=target: targets.get(written) == t)
         text = _window(text, max_words)
-        if len(WORD_RE.findall(text.replace(HIDDEN, " "))) < min_words:
+        if HIDDEN not in text or len(WORD_RE.findall(text.replace(HIDDEN, " "))) < min_words:
             continue
         seen.add(target)
         question = Question(f"{uri} -> {target}", text, (target,), QUESTION_TYPE)
@@ -162,12 +170,21 @@ def _questions_of(
     return out
 
 
-def _body_links(uri: str, body: str) -> list[Link]:
-    """The body's links with body-relative lines, by the indexer's own rules (nothing
-    in code or comments)."""
-    note = ParsedNote(path=uri + ".md", uri=uri, title="", body=body)
-    scan_body(body, note, set())
-    return [link for link in note.links if link.kind in ("wikilink", "markdown")]
+def _front_lines(lines: list[str], links: list[_Link]) -> int:
+    """How many lines of the file come before the body (its front matter): the index
+    counts a link's line in the file, the body starts after the front matter. Each
+    link's target, as written, is looked for in the body; the offset most of them
+    agree on wins (0 when none is found)."""
+    folded = [line.casefold() for line in lines]
+    votes: dict[int, int] = {}
+    for link in links:
+        if not link.written:
+            continue
+        for n, line in enumerate(folded):
+            if link.written in line and ("[[" in line or "](" in line):
+                votes[link.line - n] = votes.get(link.line - n, 0) + 1
+    good = [(count, -offset) for offset, count in votes.items() if offset >= 0]
+    return -max(good)[1] if good else 0
 
 
 def _passage_spans(body: str) -> dict[int, tuple[int, int]]:
@@ -283,6 +300,7 @@ class HiddenLinkQuery:
                     settings.focus,
                     rag.tokenizer,
                     seed=self.seed,
+                    details=settings.details,
                 )
                 data = result.to_json()
                 notes = [*data.get("entryNotes", []), *data.get("relatedNotes", [])]

@@ -11,8 +11,9 @@ import time
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
-from graphrag.budget import NOTE_OVERHEAD_TOKENS, TokenCounter, select, truncate
+from graphrag.budget import NOTE_OVERHEAD_TOKENS, TokenCounter, select
 from graphrag.config.focus import FocusSettings
+from graphrag.details import NoteText, excerpt
 from graphrag.errors import NoteNotFoundError
 from graphrag.focus.relations import INBOUND, OBJECT
 from graphrag.focus.render import note_renderer, path_text
@@ -44,6 +45,7 @@ def focus(
     *,
     output: str = "json",
     selector: Selector | None = None,
+    note_text: NoteText | None = None,
 ) -> GraphRAGResult:
     """Retrieve ``uri`` and the related notes that fit in ``budget`` tokens.
 
@@ -55,19 +57,27 @@ def focus(
         now: epoch seconds used for recency (tests pass a fixed time).
         output: ``json`` or ``prompt``: which rendered form the budget counts.
         selector: how capped children/backlinks are chosen (default: at random).
+        note_text: the index's notes as shown to a model (embeds inlined); without it,
+            the graph's text as stored.
     """
     if not graph.is_traversable(uri):  # missing, or a ghost / attachment: nothing to focus on
         raise NoteNotFoundError(uri, [])
     now = time.time() if now is None else now
     rng = random.Random(seed)
-    focus_note = build_focus_note(graph, uri)
+    focus_note = build_focus_note(
+        graph, uri, note_text.full(uri) if note_text is not None else None
+    )
     render = note_renderer(output, focus_note)  # fail on a bad format before any work
     excluded = frozenset(exclude)
     texts: dict[str, tuple[str, bool]] = {}
 
     def truncated(note: str) -> tuple[str, bool]:
         if note not in texts:
-            texts[note] = truncate(graph.details(note), settings.truncate_length)
+            limit = settings.truncate_length
+            if note_text is not None and graph.info(note).kind == "note":
+                texts[note] = note_text.details(note, limit)
+            else:
+                texts[note] = excerpt(graph.details(note), limit)
         return texts[note]
 
     def emittable(note: str) -> bool:
@@ -160,9 +170,10 @@ def _created(graph: VaultGraph, uri: str) -> float | None:
     return graph.info(uri).created or None
 
 
-def build_focus_note(graph: VaultGraph, uri: str) -> FocusNote:
+def build_focus_note(graph: VaultGraph, uri: str, details: str | None = None) -> FocusNote:
     """The focus note with complete lists: they are cheap (titles only) and tell the
-    model what exists even when the budget leaves those notes out."""
+    model what exists even when the budget leaves those notes out. ``details``: its
+    text, whole (default: as the graph stores it)."""
     info = graph.info(uri)
     parent = graph.parent(uri)
     siblings = graph.children(parent) if parent is not None else ()
@@ -188,7 +199,7 @@ def build_focus_note(graph: VaultGraph, uri: str) -> FocusNote:
     return FocusNote(
         uri=uri,
         title=info.title,
-        details=graph.details(uri),
+        details=graph.details(uri) if details is None else details,
         created_at=info.created or None,
         parent=graph.uri_and_title(parent) if parent is not None else None,
         contextual_path=listed(graph.contextual_path(uri)),

@@ -26,6 +26,7 @@ from dataclasses import replace
 import numpy as np
 
 from graphrag.budget import MIN_NOTE_TOKENS, NOTE_OVERHEAD_TOKENS, TokenCounter
+from graphrag.config.details import DetailsSettings
 from graphrag.config.focus import FocusSettings
 from graphrag.config.query import QuerySettings
 from graphrag.focus.traverse import Candidate, traverse
@@ -65,6 +66,7 @@ def run_query(
     filters: Filters | None = None,
     output: str = "json",
     now: float | None = None,
+    details: DetailsSettings | None = None,
 ) -> QueryResult:
     render = renderer(output)  # fail on a bad format before any work
     now = time.time() if now is None else now
@@ -108,7 +110,7 @@ def run_query(
     )
     ranked, dropped = rank(graph, corpus, found, qs, fs, rng, now, similarity)
 
-    chunk_text = DetailSource(index, corpus, chunk_scores, qs.show_properties)
+    chunk_text = DetailSource(index, corpus, chunk_scores, qs.show_properties, details)
     # In the prompt, part of the budget is kept for the [Connection] lines, which are
     # counted too and would otherwise never fit after the notes have filled it.
     reserve = int(budget * qs.connection_budget_share) if output == "prompt" else 0
@@ -144,6 +146,7 @@ def run_query(
         bare = entry_note(graph, e, chunk_text, qs, 0, explain)
         room = int((share - tokenizer.count(render(bare, 1))) * CHARS_PER_TOKEN)
         entry_limit = max(min(qs.entry_truncate_length, room), MIN_ENTRY_CHARS)
+
         def entry_doc(limit: int, b: EntryNote = bare, n: int = entry_limit) -> Doc | None:
             return with_details(b, chunk_text, limit or n)
 
@@ -162,6 +165,7 @@ def run_query(
         if chars // MAX_CHARS_PER_TOKEN > left:  # surely too big: do not build and count it
             skipped.append(SkippedNote(cand.uri, graph.info(cand.uri).title, "budget"))
             continue
+
         def related_doc(_limit: int, item: Ranked = item) -> Doc | None:
             return query_note(graph, item, chunk_text, fs, explain)
 

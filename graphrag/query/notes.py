@@ -7,9 +7,10 @@ from dataclasses import replace
 
 import numpy as np
 
+from graphrag.config.details import DetailsSettings
 from graphrag.config.focus import FocusSettings
 from graphrag.config.query import QuerySettings
-from graphrag.details import query_details
+from graphrag.details import NoteText, property_lines, query_details
 from graphrag.focus.mode import related_note
 from graphrag.focus.render import path_text
 from graphrag.query.entry import Entry
@@ -24,7 +25,8 @@ from indexer.load import IndexSnapshot
 
 class DetailSource:
     """A note's details for the question: its scalar front-matter properties (with
-    ``properties``), then its body or best chunks, in at most ``limit`` characters."""
+    ``properties``), then its body or best chunks, in at most ``limit`` characters;
+    embeds inlined and properties shown as ``details`` says (``graphrag.details``)."""
 
     def __init__(
         self,
@@ -32,50 +34,27 @@ class DetailSource:
         corpus: Corpus,
         chunk_scores: np.ndarray,
         properties: bool = False,
+        details: DetailsSettings | None = None,
     ) -> None:
         self.index = index
         self.corpus = corpus
         self.chunk_scores = chunk_scores
         self.properties = properties
+        self.settings = details or DetailsSettings()
+        self.text = NoteText(index, self.settings)
 
     def __call__(self, uri: str, limit: int) -> tuple[str, bool]:
-        head = property_lines(self.index, uri) if self.properties else ""
+        head = self.property_lines(uri) if self.properties else ""
         if head and len(head) + 2 < limit:
             text, cut = query_details(
-                self.index, self.corpus, uri, self.chunk_scores, limit - len(head) - 2
+                self.index, self.corpus, uri, self.chunk_scores, limit - len(head) - 2, self.text
             )
             return (f"{head}\n\n{text}" if text else head), cut
-        return query_details(self.index, self.corpus, uri, self.chunk_scores, limit)
+        return query_details(self.index, self.corpus, uri, self.chunk_scores, limit, self.text)
 
-
-# Front matter keys shown elsewhere (title, tags, aliases) or that are links (the graph).
-HIDDEN_PROPERTIES = frozenset({"title", "tags", "tag", "aliases", "alias", "cssclasses"})
-MAX_PROPERTY_CHARS = 200
-
-
-def property_lines(index: IndexSnapshot, uri: str) -> str:
-    """``key: value`` lines for a note's scalar front-matter properties (and lists of
-    scalars), in front-matter order. Links (``[[X]]``) are left out: they are edges of
-    the graph, shown as relations. kepano-style vaults keep most facts here
-    (``twitter: kepano``), and the body alone never shows them."""
-    row = index.note_row(uri)
-    props = (row or {}).get("properties") or {}
-    lines = []
-    for key, value in props.items():
-        if str(key).casefold() in HIDDEN_PROPERTIES:
-            continue
-        items = value if isinstance(value, list) else [value]
-        shown = [
-            str(v)
-            for v in items
-            if isinstance(v, str | int | float) and str(v).strip() and "[[" not in str(v)
-        ]
-        if shown:
-            text = ", ".join(shown)
-            if len(text) > MAX_PROPERTY_CHARS:
-                text = text[: MAX_PROPERTY_CHARS - 1] + "\u2026"
-            lines.append(f"{key}: {text}")
-    return "\n".join(lines)
+    def property_lines(self, uri: str) -> str:
+        row = self.index.note_row(uri)
+        return property_lines((row or {}).get("properties") or {}, self.settings.hidden_properties)
 
 
 def entry_note(

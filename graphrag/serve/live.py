@@ -140,15 +140,16 @@ class LiveIndex:
         snapshot.warm()  # the vectors, and notes by title and alias for requests by name
         if counts:
             self._warm_search(snapshot, lexical=self.rag.settings.query.lexical_enabled)
-            from graphrag.budget import truncate
+            from graphrag.details import NoteText
 
             graph, limit, count = (
                 snapshot.graph,
                 self.rag.settings.focus.truncate_length,
                 self.rag.tokenizer.count,
             )
+            text = NoteText(snapshot.index, self.rag.settings.details)  # as focus mode cuts
             for note in graph.notes():
-                count(truncate(graph.details(note.uri), limit)[0])
+                count(text.details(note.uri, limit)[0])
         elif (
             replaced is not None
             and replaced is not snapshot
@@ -246,7 +247,11 @@ class LiveIndex:
                     then = "polling" if failures >= POLL_AFTER_FAILURES else "watching"
                     log.error(
                         "watching %s failed (%s: %s); restarting in %.2f s, %s",
-                        self.rag.vault, type(exc).__name__, exc, pause, then,
+                        self.rag.vault,
+                        type(exc).__name__,
+                        exc,
+                        pause,
+                        then,
                     )
                     self._watch_state = "restarting"
                     self._stop.wait(pause)

@@ -154,3 +154,45 @@ def test_vector_id_comes_from_the_embedded_text() -> None:
 def test_a_heading_longer_than_the_limit_still_fits() -> None:
     _, chunks = chunks_of("# " + "very long heading " * 40 + "\n\n" + "text. " * 200, limit=64)
     assert max(TOK.count(c.embed_text) for c in chunks) <= 64
+
+
+STEPS = (
+    "# Set up\n\nIntro sentence before the steps.\n\n"
+    + "\n".join(
+        f"{i}. Step {i} opens the app (assuming this is the first time) and waits."
+        + "".join(f"\n\t{j}. Sub-step {i}.{j} of the step, with its details." for j in (1, 2))
+        for i in range(1, 13)
+    )
+    + "\n\n```python\n"
+    + "\n".join(f"value_{i} = compute({i})  # line {i}" for i in range(40))
+    + "\n```\n"
+)
+
+
+def test_a_long_list_is_cut_between_items_and_kept_as_written() -> None:
+    note, chunks = chunks_of(STEPS, limit=96)
+    lines = note.body.split("\n")
+    assert len(chunks) > 3
+    for c in chunks:
+        # Verbatim: a chunk is a piece of the body, numbers and indentation included.
+        assert c.text in note.body
+        assert not c.text.rstrip().endswith(("1.", "2.", "3."))  # never "1.\n\nOpen ..."
+        # Its own line range holds it.
+        assert c.text in "\n".join(lines[c.start_line : c.end_line])
+    item_lines = [line for line in lines if line.lstrip()[:2].rstrip(".").isdigit()]
+    for line in item_lines:  # every item line whole in one chunk
+        assert sum(line in c.text.split("\n") for c in chunks) == 1
+    # A nested sub-step stays in the chunk of its step.
+    for c in chunks:
+        for n, line in enumerate(c.text.split("\n")):
+            if line.startswith("\t1. Sub-step"):
+                assert n > 0 and c.text.split("\n")[n - 1][0].isdigit()
+
+
+def test_a_long_code_block_is_cut_between_whole_lines() -> None:
+    note, chunks = chunks_of(STEPS, limit=96)
+    code = [c for c in chunks if "value_" in c.text]
+    assert len(code) > 1
+    body_lines = set(note.body.split("\n"))
+    for c in code:
+        assert all(line in body_lines for line in c.text.split("\n"))

@@ -3,14 +3,22 @@
 Focus mode cuts a related note after its first ``truncate_length`` characters.
 With a question in hand the best-matching chunks are a better use of the same
 room: take chunks by similarity while they fit (and score at least half the
-best one), then print them in document order, each under its heading path, with an ellipsis where text was left out.
+best one), then print them in document order, each under its heading path, with an
+ellipsis where text was left out. A chunk is a run of whole Markdown blocks
+(``indexer.chunk``), so a list, table or callout in it is whole or cut between its
+items. When the chunks cannot be used (or not even the best one fits), the note's
+start is shown instead, cut by ``excerpt``. Embeds are inlined first (``NoteText``),
+so their text competes for the room like the rest. See docs/architecture.md ("Text
+shown to a model").
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from graphrag.budget import ELLIPSIS, truncate
+from graphrag.budget import ELLIPSIS
+from graphrag.details.excerpt import excerpt
+from graphrag.details.text import NoteText
 from graphrag.snapshot.corpus import Corpus
 from indexer.load import ChunkRow, IndexSnapshot
 
@@ -19,8 +27,9 @@ RELATIVE_FLOOR = 0.5  # a chunk must score at least half the note's best chunk
 
 
 def section_text(chunk: ChunkRow) -> str:
-    """The chunk under its full heading path (its own heading line replaced by the path)."""
-    text = chunk.text.strip()
+    """The chunk under its full heading path (its own heading line replaced by the path).
+    A chunk that starts inside a nested list keeps the indentation of its first line."""
+    text = chunk.text.strip("\n").rstrip()
     if not chunk.heading_path:
         return text
     first, _, rest = text.partition("\n")
@@ -35,21 +44,25 @@ def query_details(
     uri: str,
     chunk_scores: np.ndarray,
     limit: int,
+    note_text: NoteText | None = None,
 ) -> tuple[str, bool]:
     """``(details, truncated)``: the whole body when it fits in ``limit`` characters,
-    else its best chunks for the question."""
-    body = index.body(uri)
+    else its best chunks for the question. Either way with its embeds inlined
+    (``note_text``), each in at most half the room, and counted in it."""
+    note_text = note_text or NoteText(index)
+    embed_room = min(note_text.settings.embed_max_chars, limit // 2)
+    body = note_text.full(uri, embed_room)
     if len(body) <= limit:
         return body, False
     i = corpus.index_of.get(uri)
     chunks = index.chunks_of(uri)
     if i is None or not chunks:
-        return truncate(body, limit)
+        return excerpt(body, limit)
     lo, hi = corpus.chunk_rows(i)
     if hi - lo != len(chunks):  # the arrays and the store disagree: play safe
-        return truncate(body, limit)
+        return excerpt(body, limit)
     scores = chunk_scores[lo:hi]
-    texts = [section_text(c) for c in chunks]
+    texts = [note_text.inline(uri, section_text(c), embed_room) for c in chunks]
     order = sorted(range(len(chunks)), key=lambda j: (-float(scores[j]), j))
     best = float(scores[order[0]])
     # Chunks far below the best one are noise, not context: leave the room unused.
@@ -64,7 +77,7 @@ def query_details(
             chosen.append(j)
             used += cost
     if not chosen:
-        return truncate(texts[order[0]], limit)[0], True
+        return excerpt(texts[order[0]], limit)[0], True
     chosen.sort()
     parts = [texts[chosen[0]]]
     for prev, j in zip(chosen, chosen[1:], strict=False):
