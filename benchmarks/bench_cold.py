@@ -95,8 +95,8 @@ def _current(vault: Path, index_dir: Path) -> bool:
     from indexer.fresh import index_is_current
 
     settings = load_settings()
-    model = make_embedder(settings.embedding).name
-    return index_is_current(vault, index_dir, settings.index_config, model)
+    embedder = make_embedder(settings.embedding)
+    return index_is_current(vault, index_dir, settings.index_config, embedder)
 
 
 def main(argv: list[str] | None = None) -> int:

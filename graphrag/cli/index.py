@@ -142,7 +142,7 @@ def status(vault: str, index_dir: str | None, config: str | None, as_json: bool)
     data["leftovers_removed"] = removed
     if rag.vault is not None:
         current = index_is_current(
-            rag.vault, rag.index_dir, rag.settings.index_config, rag.embedder.name
+            rag.vault, rag.index_dir, rag.settings.index_config, rag.embedder
         )
         data["vault_changed"] = not current
     if as_json:
