@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.cli.test_index import fake_model, run  # noqa: F401 - the fixture is used by name
 from tests.support.files import write
 
@@ -29,15 +31,20 @@ def test_index_summary_names_the_templates_folder(
     assert "notes 36 " in out  # the sample vault less Templates/Meeting Template
 
 
-def test_index_summary_reports_leftovers_it_removed(
-    sample_vault: Path,
-    tmp_path: Path,
-    fake_model: list,  # noqa: F811
-) -> None:
+@pytest.fixture
+def killed_run(sample_vault: Path, tmp_path: Path, fake_model: list) -> tuple[Path, int]:  # noqa: F811
+    """An index, and the temp generation a killed run (pid returned) left beside it."""
     index_dir = tmp_path / "idx"
     assert run("index", str(sample_vault), "--index-dir", str(index_dir))[0] == 0
     pid = dead_pid()
     (index_dir / f".gen-000002.tmp-{pid}").mkdir()
+    return index_dir, pid
+
+
+def test_index_summary_reports_leftovers_it_removed(
+    sample_vault: Path, killed_run: tuple[Path, int]
+) -> None:
+    index_dir, pid = killed_run
     (index_dir / f".manifest.json.{pid}.tmp").write_text("{}")
     code, out, err = run("index", str(sample_vault), "--index-dir", str(index_dir))
     assert code == 0, out + err
@@ -50,14 +57,9 @@ def test_index_summary_reports_leftovers_it_removed(
 
 
 def test_status_removes_and_reports_leftovers(
-    sample_vault: Path,
-    tmp_path: Path,
-    fake_model: list,  # noqa: F811
+    sample_vault: Path, killed_run: tuple[Path, int]
 ) -> None:
-    index_dir = tmp_path / "idx"
-    assert run("index", str(sample_vault), "--index-dir", str(index_dir))[0] == 0
-    pid = dead_pid()
-    (index_dir / f".gen-000002.tmp-{pid}").mkdir()
+    index_dir, pid = killed_run
     (index_dir / "gen-000005").mkdir()  # renamed into place, but the manifest never named it
     code, out, err = run("status", str(sample_vault), "--index-dir", str(index_dir), "--json")
     assert code == 0, out + err
