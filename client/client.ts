@@ -103,9 +103,12 @@ export class VaultRagClient {
     return this.request("GET", "/status", undefined, signal);
   }
 
-  /** Focus mode around a note (uri, title or alias); `exclude` pages. */
+  /**
+   * Focus mode around a note (uri, title or alias); `exclude` pages. Related notes carry the
+   * server's `relationSentence` (asked for with `sentences`, on unless turned off).
+   */
   focus(note: string, options: FocusOptions = {}, signal?: AbortSignal): Promise<FocusResult> {
-    return this.request("POST", "/focus", { note, ...options }, signal);
+    return this.request("POST", "/focus", { note, sentences: true, ...options }, signal);
   }
 
   note(uri: string, signal?: AbortSignal): Promise<Note> {

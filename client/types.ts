@@ -66,6 +66,8 @@ export interface FocusOptions {
   budget?: number;
   seed?: number;
   exclude?: string[];
+  /** Add each related note's relation sentence (default true). */
+  sentences?: boolean;
 }
 
 export interface Filters {

@@ -22,6 +22,9 @@ describe("client", () => {
     const focus = await client.focus("Places/Huts/Shepherd's Hut", { budget: 800, seed: 1 });
     expect(focus.focusNote.title).toBe("Shepherd's Hut");
     expect(focus.relatedNotes.map((n) => n.relationToFocusNote)).toContain("Child");
+    expect(focus.relatedNotes.map((n) => n.relationSentence)).toContain("Spring Box is a child of Shepherd's Hut");
+    const bare = await client.focus("Places/Huts/Shepherd's Hut", { budget: 800, seed: 1, sentences: false });
+    expect(bare.relatedNotes.every((n) => n.relationSentence === undefined)).toBe(true);
   });
 
   it("pages focus mode with exclude", async () => {
