@@ -14,13 +14,17 @@ shown to a model").
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from graphrag.budget import ELLIPSIS
 from graphrag.details.excerpt import excerpt
 from graphrag.details.text import NoteText
-from graphrag.snapshot.corpus import Corpus
 from indexer.load import ChunkRow, IndexSnapshot
+
+if TYPE_CHECKING:  # focus mode imports this module and must not load FAISS through it
+    from graphrag.snapshot.corpus import Corpus
 
 GAP = f"\n\n{ELLIPSIS}\n\n"
 RELATIVE_FLOOR = 0.5  # a chunk must score at least half the note's best chunk

@@ -1,0 +1,75 @@
+"""Each command imports only what it needs: checked in a fresh process, as run from the shell."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.fakes import HASH_BACKEND
+from tests.support.files import ROOT
+
+ENV = {**os.environ, "PYTHONPATH": str(ROOT), "VAULTRAG_EMBEDDING__BACKEND": HASH_BACKEND}
+RUNNER = (
+    "import sys; from graphrag.cli import cli\n"
+    "try:\n    cli(sys.argv[1:], prog_name='vault-graphrag')\n"
+    "except SystemExit as exc:\n    assert not exc.code, exc.code\n"
+    "print(' '.join(sorted(sys.modules)), file=sys.stderr)\n"
+)
+# What no command that only reads an index needs: the model's torch stack, the LLM
+# library, the server's framework, the index builder's graph library, an HTTP client.
+NEVER = {
+    "torch", "sentence_transformers", "transformers", "sklearn", "llm",
+    "fastapi", "uvicorn", "starlette", "networkx", "http.client",
+}  # fmt: skip
+# bm25s (and scipy) tokenize notes when a generation's BM25 index is first built, once.
+BUILDING = {"bm25s", "scipy"}
+
+
+def loaded(*args: str) -> set[str]:
+    out = subprocess.run(
+        [sys.executable, "-c", RUNNER, *args], cwd=ROOT, env=ENV, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    return set(out.stderr.strip().splitlines()[-1].split())
+
+
+@pytest.fixture(scope="module")
+def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    where = tmp_path_factory.mktemp("imports") / "index"
+    subprocess.run(
+        [sys.executable, "-m", "graphrag", "index", str(ROOT / "sample_vault"), "--index-dir", str(where), "-q"],
+        cwd=ROOT, env=ENV, check=True, capture_output=True,
+    )  # fmt: skip
+    return where
+
+
+def test_focus_loads_no_vectors_model_llm_or_server(index_dir: Path) -> None:
+    where = ("--vault", str(ROOT / "sample_vault"), "--index-dir", str(index_dir), "--no-server")
+    modules = loaded("focus", "Shepherd's Hut", *where)
+    assert "graphrag.focus.mode" in modules  # it did run focus mode
+    assert not modules & (NEVER | BUILDING | {"faiss", "onnxruntime"})
+
+
+def test_lexical_search_loads_no_model(index_dir: Path) -> None:
+    where = ("--vault", str(ROOT / "sample_vault"), "--index-dir", str(index_dir), "--no-server")
+    loaded("search", "warm", "--mode", "lexical", *where)  # the BM25 index is built and saved
+    modules = loaded("search", "brine", "--mode", "lexical", *where)
+    assert "graphrag.snapshot.lexical" in modules
+    assert not modules & (NEVER | BUILDING | {"onnxruntime"})
+
+
+def test_query_loads_no_llm_server_or_builder(index_dir: Path) -> None:
+    where = ("--vault", str(ROOT / "sample_vault"), "--index-dir", str(index_dir), "--no-server")
+    loaded("search", "warm", "--mode", "lexical", *where)  # the BM25 index is built and saved
+    modules = loaded("query", "Who runs the aging cellar?", *where)
+    assert "graphrag.query.mode" in modules
+    assert not modules & (NEVER | BUILDING)
+
+
+def test_status_reads_no_graph(index_dir: Path) -> None:
+    modules = loaded("status", str(ROOT / "sample_vault"), "--index-dir", str(index_dir))
+    assert not modules & (NEVER | BUILDING | {"faiss", "tiktoken", "graphrag.focus.mode"})
