@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from graphrag.answer.citations import cited
 from graphrag.answer.history import Turn
-from graphrag.answer.models import generate, model_options, resolve, system_prompt
+from graphrag.answer.models import agenerate, generate, model_options, resolve, system_prompt
 from graphrag.answer.prompts import (
     Context,
     Prompt,
@@ -192,16 +192,7 @@ def complete(
 ) -> Answer:
     """The model's answer to a prepared prompt, streamed to ``on_chunk``; without a model
     (a dry run) the answer is empty, and when nothing was found it says so unasked."""
-    base = Answer(
-        "",
-        prepared.context.sources,
-        prepared.context,
-        prepared.prompt,
-        prepared.model_id,
-        retrieval_seconds=prepared.seconds,
-        nothing_found=prepared.nothing_found,
-        question=prepared.question,
-    )
+    base = _unanswered(prepared)
     if prepared.model is None:
         return base
     if prepared.nothing_found:
@@ -211,10 +202,42 @@ def complete(
         return replace(base, text=text, model="")
     start = time.perf_counter()
     text, usage = generate(prepared.model, prepared.prompt, prepared.options, on_chunk, cancel)
-    found = cited(text, prepared.context.sources, prepared.aliases)
-    return replace(
-        base, text=text, seconds=time.perf_counter() - start, usage=usage, cited=tuple(found)
+    return _answered(base, prepared, text, usage, time.perf_counter() - start)
+
+
+async def complete_async(
+    prepared: Prepared,
+    model: llm.AsyncModel,
+    on_chunk: Callable[[str], None] | None = None,
+) -> Answer:
+    """``complete`` with ``model``, the async form of ``prepared.model`` (``models.
+    async_variant``), for a prepared prompt that goes to a model; cancelling the task
+    that awaits it stops the model at once."""
+    base = _unanswered(prepared)
+    start = time.perf_counter()
+    text, usage = await agenerate(model, prepared.prompt, prepared.options, on_chunk)
+    return _answered(base, prepared, text, usage, time.perf_counter() - start)
+
+
+def _unanswered(prepared: Prepared) -> Answer:
+    """The answer before any text: the prompt, its notes, the model's name, the timing."""
+    return Answer(
+        "",
+        prepared.context.sources,
+        prepared.context,
+        prepared.prompt,
+        prepared.model_id,
+        retrieval_seconds=prepared.seconds,
+        nothing_found=prepared.nothing_found,
+        question=prepared.question,
     )
+
+
+def _answered(
+    base: Answer, prepared: Prepared, text: str, usage: dict[str, int], seconds: float
+) -> Answer:
+    found = cited(text, prepared.context.sources, prepared.aliases)
+    return replace(base, text=text, seconds=seconds, usage=usage, cited=tuple(found))
 
 
 def ask(

@@ -157,5 +157,48 @@ def _usage(response: Any) -> dict[str, int]:
         usage = response.usage()
     except Exception:  # usage is a nicety; older plugins do not record it
         return {}
+    return _usage_numbers(usage)
+
+
+def _usage_numbers(usage: Any) -> dict[str, int]:
     out = {"input": getattr(usage, "input", None), "output": getattr(usage, "output", None)}
     return {k: int(v) for k, v in out.items() if v is not None}
+
+
+def async_variant(model: llm.Model) -> llm.AsyncModel | None:
+    """The async form of ``model`` when its plugin has one. An async model can be stopped
+    at once (cancelling its task closes its connection), where a sync one is stopped at
+    its next piece of text, which for a local model still reading a long prompt can be
+    seconds away."""
+    import llm
+
+    try:
+        return llm.get_async_model(model.model_id)
+    except llm.UnknownModelError:
+        return None
+
+
+async def agenerate(
+    model: llm.AsyncModel,
+    prompt: Prompt,
+    options: Mapping[str, Any] | None = None,
+    on_chunk: Callable[[str], None] | None = None,
+) -> tuple[str, dict[str, int]]:
+    """``generate`` for an async model; cancelling the awaiting task stops the model."""
+    opts = dict(options or {})
+    chunks: list[str] = []
+    try:
+        response = model.prompt(prompt.prompt, system=prompt.system, stream=True, **opts)
+        async for chunk in response:
+            chunks.append(chunk)
+            if on_chunk is not None:
+                on_chunk(chunk)
+    except ModelCallError:
+        raise
+    except Exception as exc:  # plugins raise their providers' own errors; report, don't crash
+        raise ModelCallError(model.model_id, f"{type(exc).__name__}: {exc}") from exc
+    try:
+        usage = _usage_numbers(await response.usage())
+    except Exception:  # as in _usage
+        usage = {}
+    return "".join(chunks), usage

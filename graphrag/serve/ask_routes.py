@@ -1,22 +1,23 @@
 """``POST /ask``: an answer from a language model over the retrieved notes.
 
-Retrieval and the prompt are the CLI's (``VaultRAG.prepare_ask``), and so is the model
-call (``answer.ask.complete``); both run in one thread of the answer's own, whose pieces
-of text reach the event loop through a queue, so a slow model holds no worker of the
-pool and each piece is written as soon as it exists. The endpoint waits for the first
-step before answering, so every error before the answer starts is an ordinary JSON
-error (no model 409, an unknown model or option 422, an unknown note 404).
+Retrieval and the prompt are the CLI's (``VaultRAG.prepare_ask``), in a thread of the
+answer's own; the endpoint waits for that step before answering, so every error before
+the answer starts is an ordinary JSON error (no model 409, an unknown model or option
+422, an unknown note 404). The model call is the CLI's too: the async form of the model
+when its plugin has one, as a task on the event loop; else ``answer.ask.complete`` in
+the same thread. Its pieces of text reach the response through a queue, so a slow model
+holds no worker of the pool and each piece is written as soon as it exists.
 
 * ``stream: true`` (default): Server-Sent Events, ``context``, then ``delta``s, then
   ``done``; a failure after the stream began is an ``error`` event, never a cut body.
 * ``stream: false``: one JSON, the same as ``vault-graphrag ask --json``.
 
-A client that goes away cancels the model call. Starlette stops the stream when the
-connection closes (or when writing to it fails: a comment line goes out every
-``HEARTBEAT_S`` seconds while the model is silent); ``AnswerStream`` then sets the
-worker's cancel event, and ``answer.models.generate`` then closes the model's stream at
-its next piece, which closes the provider's connection. A JSON answer polls for the
-disconnect instead. See docs/architecture.md ("Serving").
+A client that goes away stops the model. Starlette stops the stream when the connection
+closes (or when writing to it fails: a comment line goes out every ``HEARTBEAT_S``
+seconds while the model is silent), and ``AnswerStream`` then stops the worker: an async
+model's task is cancelled at once (its plugin's connection closes with it); a sync
+model's stream is closed by ``answer.models.generate`` at its next piece. A JSON answer
+polls for the disconnect instead. See docs/architecture.md ("Serving").
 """
 
 from __future__ import annotations
@@ -33,8 +34,9 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import Field
 from starlette.types import Receive, Scope, Send
 
-from graphrag.answer.ask import Answer, Prepared, complete
+from graphrag.answer.ask import Answer, Prepared, complete, complete_async
 from graphrag.answer.history import Turn
+from graphrag.answer.models import async_variant
 from graphrag.api import VaultRAG
 from graphrag.errors import (
     LLMError,
@@ -105,19 +107,41 @@ def error_event(exc: BaseException) -> dict[str, str]:
 
 
 class Worker:
-    """One answer in a daemon thread: ``prepare`` (the model, retrieval, the prompt),
-    then at once ``complete``. The event loop awaits ``prepared`` (which raises what
-    ``prepare`` raised: an ordinary JSON error), then reads the queue: ``("delta",
-    text)``s, then ``("done", Answer)`` or ``("error", exception)``. One thread for
-    both steps: the first piece of text needs no second hop between threads."""
+    """One answer: ``prepare`` (the model, retrieval, the prompt) in a daemon thread, then
+    the model call. ``ready()`` returns the prepared answer (or raises what ``prepare``
+    raised: an ordinary JSON error); the text then arrives on ``queue``: ``("delta",
+    text)``s, then ``("done", Answer)`` or ``("error", exception)``.
+
+    The model call is the async form of the model when its plugin has one, run as a task
+    on the event loop: ``stop()`` cancels it at once, which closes its connection. Else
+    the thread goes straight on with ``complete`` (the first piece needs no second hop
+    between threads), and ``stop()`` makes it close the model's stream at its next piece.
+    """
 
     def __init__(self, prepare: Callable[[], Prepared]) -> None:
         self.cancel = threading.Event()
         self.queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         self.loop = asyncio.get_running_loop()
-        self.prepared: asyncio.Future[Prepared] = self.loop.create_future()
+        self.task: asyncio.Task[None] | None = None
+        self._prepared: asyncio.Future[tuple[Prepared, Any]] = self.loop.create_future()
         self._prepare = prepare
         threading.Thread(target=self._run, name="vault-graphrag-ask", daemon=True).start()
+
+    async def ready(self) -> Prepared:
+        try:
+            prepared, quick = await self._prepared
+        except BaseException:
+            self.stop()
+            raise
+        if quick is not None:
+            self.task = self.loop.create_task(self._run_async(prepared, quick))
+        return prepared
+
+    def stop(self) -> None:
+        """The answer is over or nobody wants it any more: stop the model."""
+        self.cancel.set()
+        if self.task is not None:
+            self.task.cancel()
 
     def _call(self, fn: Callable[..., Any], *args: Any) -> None:
         try:
@@ -128,21 +152,26 @@ class Worker:
     def _put(self, item: tuple[str, Any]) -> None:
         self._call(self.queue.put_nowait, item)
 
-    def _settle(self, result: Prepared | None, error: BaseException | None) -> None:
-        if self.prepared.done():  # the request was cancelled meanwhile
+    def _settle(self, result: tuple[Prepared, Any] | None, error: BaseException | None) -> None:
+        if self._prepared.done():  # the request was cancelled meanwhile
             return
-        if error is not None:
-            self.prepared.set_exception(error)
+        if result is None:
+            self._prepared.set_exception(error or RuntimeError("nothing prepared"))
         else:
-            self.prepared.set_result(result)  # type: ignore[arg-type]
+            self._prepared.set_result(result)
 
     def _run(self) -> None:
         try:
             prepared = self._prepare()
+            quick = None
+            if prepared.model is not None and not prepared.nothing_found:
+                quick = async_variant(prepared.model)
         except Exception as exc:  # before any answer: the endpoint raises it
             self._call(self._settle, None, exc)
             return
-        self._call(self._settle, prepared, None)
+        self._call(self._settle, (prepared, quick), None)
+        if quick is not None:
+            return  # the event loop runs the async model
         try:
             answer = complete(
                 prepared, on_chunk=lambda text: self._put(("delta", text)), cancel=self.cancel
@@ -151,6 +180,16 @@ class Worker:
             self._put(("error", exc))
         else:
             self._put(("done", answer))
+
+    async def _run_async(self, prepared: Prepared, model: Any) -> None:
+        try:
+            answer = await complete_async(
+                prepared, model, on_chunk=lambda text: self.queue.put_nowait(("delta", text))
+            )
+        except Exception as exc:  # CancelledError is not caught: stop() wants it through
+            self.queue.put_nowait(("error", exc))
+        else:
+            self.queue.put_nowait(("done", answer))
 
 
 async def events(worker: Worker, prepared: Prepared) -> AsyncIterator[bytes]:
@@ -186,7 +225,7 @@ class AnswerStream(StreamingResponse):
         try:
             await super().__call__(scope, receive, send)
         finally:
-            self.worker.cancel.set()
+            self.worker.stop()
 
 
 async def whole(worker: Worker, request: Request) -> Answer | None:
@@ -209,7 +248,7 @@ async def whole(worker: Worker, request: Request) -> Answer | None:
             if kind == "error":
                 raise value
     finally:
-        worker.cancel.set()
+        worker.stop()
 
 
 def _install_llm_errors(app: FastAPI) -> None:
@@ -274,11 +313,7 @@ def add_ask_route(app: FastAPI, rag: VaultRAG, wait_for_model: Callable[[], None
         """Answer a question from the notes with a language model, citing them as [[links]]
         (`vault-graphrag ask`); with `note`, about that note and the notes around it."""
         worker = Worker(lambda: prepare(body))
-        try:
-            prepared = await worker.prepared
-        except BaseException:
-            worker.cancel.set()
-            raise
+        prepared = await worker.ready()
         if body.stream:
             return AnswerStream(worker, prepared)
         answer = await whole(worker, request)

@@ -16,7 +16,7 @@ FIRST = Turn(
     "Where does the water for the shepherd's hut come from?",
     "From the spring box above the hut ([[Places/Huts/Spring Box|the box]]).",
 )
-FOLLOW_UP = "Who built it?"
+FOLLOW_UP = "Who made it?"
 
 
 def test_history_reaches_the_prompt_before_the_question(rag: VaultRAG) -> None:

@@ -114,12 +114,15 @@ def test_json_answer_is_the_cli_json(client: TestClient, rag: VaultRAG) -> None:
     assert got == expected
 
 
-def test_an_error_after_the_stream_began_is_an_error_event(client: TestClient) -> None:
-    _, got = ask(client, question=QUESTION, model="test-fail", seed=1)
+@pytest.mark.parametrize("model", ["test-fail", "test-fail-async"])
+def test_an_error_after_the_stream_began_is_an_error_event(client: TestClient, model: str) -> None:
+    _, got = ask(client, question=QUESTION, model=model, seed=1)
     assert [name for name, _ in got] == ["context", "delta", "error"]
     assert got[1][1] == {"text": "partial "}
     assert got[2][1]["error"] == "model_error"
-    assert "connection reset by provider" in got[2][1]["detail"]
+    assert f"model {model}: RuntimeError: connection reset by provider" in got[2][1]["detail"]
+    r = client.post("/ask", json={"question": QUESTION, "model": model, "stream": False})
+    assert r.status_code == 502 and r.json()["error"] == "model_error"
 
 
 # -- before any model call ---------------------------------------------------------------
@@ -172,12 +175,12 @@ def test_nothing_found_is_answered_without_a_model_call(client: TestClient) -> N
 # -- follow-ups and focus mode ------------------------------------------------------------
 def test_history_reaches_the_prompt_and_steers_retrieval(client: TestClient) -> None:
     turn = {"question": QUESTION, "answer": f"From the spring box ([[{SPRING_BOX}|the box]])."}
-    _, alone = ask(client, question="Who built it?", model="echo", seed=1)
-    _, got = ask(client, question="Who built it?", model="echo", seed=1, history=[turn])
+    _, alone = ask(client, question="Who made it?", model="echo", seed=1)
+    _, got = ask(client, question="Who made it?", model="echo", seed=1, history=[turn])
     prompt = echoed(got[-1][1]["answer"])["prompt"]
     assert prompt.endswith(
         "EARLIER IN THIS CONVERSATION:\n"
-        f"Q: {turn['question']}\nA: {turn['answer']}\n\nQUESTION: Who built it?\n"
+        f"Q: {turn['question']}\nA: {turn['answer']}\n\nQUESTION: Who made it?\n"
     )
     assert SPRING_BOX not in [s["uri"] for s in alone[0][1]["sources"]][:3]
     first = got[0][1]["sources"][0]

@@ -18,7 +18,7 @@ import uvicorn
 from graphrag import VaultRAG
 from graphrag.config.server import ServerSettings
 from graphrag.serve.app import create_app
-from tests.support.llm_fakes import SLOW, SLOW_PIECES, echoed
+from tests.support.llm_fakes import SLOW, SLOW_FIRST_S, SLOW_PIECES, echoed
 from tests.support.polling import wait_until
 from tests.support.server import free_port, serve
 
@@ -78,6 +78,24 @@ def test_a_client_that_goes_away_stops_the_model(rag: VaultRAG) -> None:
             httpx.post(base + "/ask", json={**body, "stream": False}, timeout=0.5)
         wait_until(SLOW.closed.is_set, timeout=5)
         assert not SLOW.finished.is_set()
+
+
+def test_an_async_model_is_stopped_at_once_even_before_its_first_piece(rag: VaultRAG) -> None:
+    with in_process(rag) as base:
+        body = {"question": QUESTION, "model": "test-slow-async", "seed": 1}
+        with httpx.Client(timeout=10) as http, http.stream("POST", base + "/ask", json=body) as r:
+            first = next(read_events(r.iter_lines()))
+            assert first[0] == "context"  # then leave while the model still reads its prompt
+        left = time.monotonic()
+        wait_until(SLOW.closed.is_set, timeout=5, step=0.02)
+        assert time.monotonic() - left < SLOW_FIRST_S / 2
+        assert SLOW.produced == 0 and not SLOW.finished.is_set()
+        # and it answers when nobody leaves (its pieces stream as deltas)
+        SLOW.reset()
+        short = {**body, "stream": False}
+        with httpx.Client(timeout=30) as http:
+            answer = http.post(base + "/ask", json=short).json()
+        assert answer["answer"].startswith("piece 0 piece 1 ") and SLOW.finished.is_set()
 
 
 def test_real_server_streams_an_answer_from_llm_echo(indexed_vault: Path) -> None:

@@ -3,17 +3,18 @@
 ``llm-echo`` (a dev dependency) answers with the exact prompt and system prompt
 it received, as JSON. These add what it cannot show: a model that streams in
 several pieces and watches whether each arrived before the next was produced,
-one that records calls, one whose provider fails, and a slow one that records whether
-its stream was closed early (a cancelled answer).
+one that records calls, one whose provider fails, and slow ones (sync, and with an
+async form) that record whether they were stopped early (a cancelled answer).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -123,6 +124,57 @@ class SlowModel(llm.Model):
             raise
 
 
+SLOW_FIRST_S = 1.5
+
+
+class SlowAsyncModel(llm.AsyncModel):
+    """The async form of "test-slow-async": it reads its prompt for ``SLOW_FIRST_S``
+    seconds before its first piece (a local model on a long context), then streams like
+    "test-slow"; records in ``SLOW`` whether its task was cancelled."""
+
+    model_id = "test-slow-async"
+    can_stream = True
+
+    async def execute(
+        self, prompt: Any, stream: bool, response: Any, conversation: Any
+    ) -> AsyncIterator[str]:
+        CALLS.add(self.model_id, prompt)
+        try:
+            await asyncio.sleep(SLOW_FIRST_S)
+            for i in range(SLOW_PIECES):
+                await asyncio.sleep(SLOW_STEP_S)
+                SLOW.produced += 1
+                yield f"piece {i} "
+            SLOW.finished.set()
+        except (asyncio.CancelledError, GeneratorExit):
+            SLOW.closed.set()
+            raise
+
+
+class SlowSyncTwin(SlowModel):
+    """The sync form of "test-slow-async" (what the CLI would use)."""
+
+    model_id = "test-slow-async"
+
+
+class FailingAsyncModel(llm.AsyncModel):
+    """The async form of "test-fail-async": one piece, then the provider fails."""
+
+    model_id = "test-fail-async"
+    can_stream = True
+
+    async def execute(
+        self, prompt: Any, stream: bool, response: Any, conversation: Any
+    ) -> AsyncIterator[str]:
+        CALLS.add(self.model_id, prompt)
+        yield "partial "
+        raise RuntimeError("connection reset by provider")
+
+
+class FailingSyncTwin(FailingModel):
+    model_id = "test-fail-async"
+
+
 class _Plugin:
     @llm.hookimpl
     def register_models(self, register: Callable[..., None]) -> None:
@@ -130,6 +182,8 @@ class _Plugin:
         register(SpyModel())
         register(FailingModel())
         register(SlowModel())
+        register(SlowSyncTwin(), SlowAsyncModel())
+        register(FailingSyncTwin(), FailingAsyncModel())
 
 
 @pytest.fixture(autouse=True)
