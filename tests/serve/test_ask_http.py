@@ -394,3 +394,29 @@ def test_focus_can_add_each_related_notes_relation_sentence(
     assert got["relatedNotes"][0]["relationSentence"].startswith(got["relatedNotes"][0]["title"])
     by_uri = client.get(f"/notes/{SPRING_BOX}/context", params={"seed": 1, "sentences": "true"})
     assert by_uri.json() == got
+
+
+def test_a_real_update_reports_the_indexers_phases(
+    sample_vault: Path, tmp_path: Path, monkeypatch: Any
+) -> None:
+    from graphrag.serve.live import LiveIndex
+
+    rag = VaultRAG.open(sample_vault, index_dir=tmp_path / "idx", embedder=HashEmbedder())
+
+    seen: list[dict[str, Any]] = []
+    real = LiveIndex._progress
+
+    def spy(self: LiveIndex, phase: str, done: int, total: int) -> None:
+        real(self, phase, done, total)
+        seen.append(dict(self.progress or {}))
+
+    monkeypatch.setattr(LiveIndex, "_progress", spy)
+    (sample_vault / "Places/Huts/New Hut.md").write_text("# New Hut\n\nBy [[Spring Box]].\n")
+    with make_client(rag) as client:
+        assert client.post("/index", json={"wait": True}).status_code == 200
+        assert client.get("/status").json()["progress"] is None
+    phases = [p["phase"] for p in seen]
+    assert phases[0] == "starting" and phases[-1] == "loading" and "embedding" in phases
+    for p in seen:
+        assert isinstance(p["done"], int) and isinstance(p["total"], int)
+        assert 0 <= p["done"] <= max(p["total"], p["done"])
