@@ -1,0 +1,107 @@
+"""The tail of query latency on a real vault: p50, p90, p99 of ``query`` and lexical search.
+
+Questions are the titles of the notes with the most links (their entry notes are link
+hubs: the case that made ``link_context`` quadratic) and of notes picked at random, in
+process, the index loaded and warmed first. Also: how much of a lexical search is
+choosing its snippets (``lexical_hits``) rather than BM25 scoring.
+
+    python benchmarks/bench_tail.py --vaults ../shared/vaults --vault obsidian-hub \\
+        --index-dir /tmp/idx/obsidian-hub [--hubs 40] [--random 60]
+    python benchmarks/bench_tail.py --smoke   # sample_vault, hash embedder (CI)
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(p * (len(ordered) - 1)))] * 1000
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--vaults", type=Path)
+    ap.add_argument("--vault", default="obsidian-hub")
+    ap.add_argument("--index-dir", type=Path)
+    ap.add_argument("--hubs", type=int, default=40)
+    ap.add_argument("--random", type=int, default=60)
+    ap.add_argument("--smoke", action="store_true")
+    args = ap.parse_args(argv)
+    if args.smoke:
+        vault = ROOT / "sample_vault"
+        index_dir = Path(tempfile.mkdtemp(prefix="bench-tail-")) / "index"
+        subprocess.run(
+            [sys.executable, "-m", "graphrag", "index", str(vault), "--index-dir", str(index_dir), "-q"],
+            cwd=ROOT, check=True, stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+        args.hubs, args.random = 3, 3
+    else:
+        if args.vaults is None or args.index_dir is None:
+            ap.error("give --vaults and --index-dir (or --smoke)")
+        vault, index_dir = args.vaults / args.vault, args.index_dir
+    from graphrag import VaultRAG
+    from graphrag.search import searches
+
+    rag = VaultRAG.open(index_dir, update=False)
+    db = rag.snapshot.index.db
+    hubs = [
+        rag.graph.info(uri).title
+        for uri, _ in db.execute(
+            "SELECT source, COUNT(*) c FROM links WHERE hierarchy = 0 GROUP BY source "
+            "ORDER BY c DESC, source LIMIT ?",
+            (args.hubs,),
+        )
+    ]
+    notes = sorted(n.uri for n in rag.graph.notes())
+    picked = random.Random(0).sample(notes, min(args.random, len(notes)))
+    questions = hubs + [rag.graph.info(u).title for u in picked]
+    rag.query("warm up", seed=0)
+    rag.lexical_search("warm up")
+    query_times, lexical_times, snippet_times = [], [], []
+    hits = searches.lexical_hits
+
+    def timed_hits(*a: object, **k: object) -> object:
+        start = time.perf_counter()
+        out = hits(*a, **k)  # type: ignore[arg-type]
+        snippet_times.append(time.perf_counter() - start)
+        return out
+
+    searches.lexical_hits = timed_hits  # type: ignore[assignment]
+    for q in questions:
+        start = time.perf_counter()
+        rag.query(q, seed=1)
+        query_times.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        rag.lexical_search(q)
+        lexical_times.append(time.perf_counter() - start)
+    print(f"{vault.name}: {len(hubs)} hub titles + {len(picked)} random titles")
+    print("| call | p50 ms | p90 ms | p99 ms | p99 / p50 |")
+    print("| --- | --- | --- | --- | --- |")
+    for name, ts in (
+        ("query", query_times),
+        ("lexical search", lexical_times),
+        ("  of which choosing snippets", snippet_times),
+    ):
+        print(
+            f"| {name} | {pct(ts, 0.5):.1f} | {pct(ts, 0.9):.1f} | {pct(ts, 0.99):.1f} "
+            f"| {pct(ts, 0.99) / max(pct(ts, 0.5), 1e-9):.1f} |"
+        )
+    share = statistics.median(s / t for s, t in zip(snippet_times, lexical_times, strict=True))
+    print(f"\nmedian share of a lexical search spent choosing snippets: {share:.0%}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
