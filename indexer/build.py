@@ -322,7 +322,7 @@ def _build_locked(
     if progress is not None and to_parse:
         # The CLI says "indexing N notes" on this first call (graphrag/cli/progress.py).
         progress("parsing", 0, len(to_parse))
-        parsed_so_far = lambda n: progress("parsing", n, len(to_parse))
+        parsed_so_far = lambda n: progress("parsing", n, len(to_parse))  # noqa: E731
     parsed, warnings, same = parse_files(
         vault, to_parse, settings.hierarchy_properties, settings.workers, known,
         settings.max_note_bytes,

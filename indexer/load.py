@@ -83,8 +83,17 @@ class IndexSnapshot:
         return rows[0][0] if rows and rows[0][0] else ""
 
     def note_row(self, uri: str) -> dict[str, Any] | None:
-        keys = ("uri", "path", "title", "aliases", "tags", "properties", "headings", "created",
-                "modified")
+        keys = (
+            "uri",
+            "path",
+            "title",
+            "aliases",
+            "tags",
+            "properties",
+            "headings",
+            "created",
+            "modified",
+        )
         rows = self._rows(f"SELECT {', '.join(keys)} FROM notes WHERE uri = ?", (uri,))
         if not rows:
             return None
@@ -183,7 +192,9 @@ def store_rows(db: sqlite3.Connection) -> GraphRows:
             nodes[i] = (*row[:7], tuple(loads(row[7])))
     return GraphRows(
         nodes,
-        db.execute("SELECT uri, parent FROM nodes WHERE parent IS NOT NULL ORDER BY rowid").fetchall(),
+        db.execute(
+            "SELECT uri, parent FROM nodes WHERE parent IS NOT NULL ORDER BY rowid"
+        ).fetchall(),
         db.execute(
             f"SELECT source, target, kind, predicate FROM links WHERE {_EDGE_LINKS} ORDER BY rowid"
         ).fetchall(),

@@ -82,7 +82,7 @@ def filter_options(fn: F) -> F:
     command: Any = collected
     for option in reversed(options):
         command = option(command)
-    return command  # type: ignore[no-any-return]
+    return command
 
 
 def errors(fn: F) -> F:

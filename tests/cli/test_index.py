@@ -71,12 +71,19 @@ def test_index_json(sample_vault: Path, tmp_path: Path, fake_model: list) -> Non
     code, out, _ = run("index", str(sample_vault), "--index-dir", str(index_dir), "--json")
     assert code == 0
     data = json.loads(out)
-    assert (data["notes"], data["chunks"], data["chunks_embedded"], data["links_unresolved"]) == (37, 77, 77, 2)
+    assert (data["notes"], data["chunks"], data["chunks_embedded"], data["links_unresolved"]) == (
+        37,
+        77,
+        77,
+        2,
+    )
     assert data["up_to_date"] is False and isinstance(data["seconds"], float)
     assert any("Board Meeting" in w for w in data["warnings"])
 
     write(sample_vault, "Home.md", (sample_vault / "Home.md").read_text() + "\nOne more line.\n")
-    code, out, _ = run("index", str(sample_vault), "--index-dir", str(index_dir), "--json", "--full")
+    code, out, _ = run(
+        "index", str(sample_vault), "--index-dir", str(index_dir), "--json", "--full"
+    )
     data = json.loads(out)
     assert data["full_reason"] == "--full" and data["chunks_embedded"] == 77
     assert data["changed"] == 37
@@ -92,8 +99,15 @@ def test_index_full_reason_is_printed(sample_vault: Path, tmp_path: Path, fake_m
 def test_index_uses_the_config_file(sample_vault: Path, tmp_path: Path, fake_model: list) -> None:
     config = tmp_path / "settings.toml"
     config.write_text('[index]\nexclude = ["Templates/*", "People/*"]\nchunk_tokens = 64\n')
-    code, out, _ = run("index", str(sample_vault), "--index-dir", str(tmp_path / "i"), "--config",
-                       str(config), "--json")
+    code, out, _ = run(
+        "index",
+        str(sample_vault),
+        "--index-dir",
+        str(tmp_path / "i"),
+        "--config",
+        str(config),
+        "--json",
+    )
     data = json.loads(out)
     assert code == 0 and data["notes"] == 37 - 1 - 7
     snap = load_index(tmp_path / "i")
@@ -107,7 +121,11 @@ def test_doctor_json_on_the_sample_vault(sample_vault: Path, fake_model: list) -
     report = json.loads(out)
     assert report["notes"] == 38
     assert report["unresolved_links"] == [
-        {"source": "Meetings/2023-06-02 Spring Assembly.md", "line": 29, "target": "Winter Pasture Plan"},
+        {
+            "source": "Meetings/2023-06-02 Spring Assembly.md",
+            "line": 29,
+            "target": "Winter Pasture Plan",
+        },
         {"source": "Projects/Cellar Expansion.md", "line": 32, "target": "Cheese Shop"},
     ]
     for item in report["unresolved_links"]:  # the line is where the link is in the file
@@ -132,7 +150,9 @@ def test_doctor_text_output(sample_vault: Path) -> None:
     assert "invalid front matter: 1" in out and "orphans (no links in or out): 0" in out
 
 
-def test_status_shows_generation_and_counts(sample_vault: Path, tmp_path: Path, fake_model: list) -> None:
+def test_status_shows_generation_and_counts(
+    sample_vault: Path, tmp_path: Path, fake_model: list
+) -> None:
     index_dir = tmp_path / "idx"
     run("index", str(sample_vault), "--index-dir", str(index_dir))
     code, out, _ = run("status", str(sample_vault), "--index-dir", str(index_dir), "--json")
@@ -164,7 +184,9 @@ def test_status_reads_as_text_and_says_when_the_vault_changed(
 
 @pytest.mark.parametrize("command", ["index", "doctor", "status"])
 def test_missing_vault_is_an_error_without_traceback(tmp_path: Path, command: str) -> None:
-    result = CliRunner().invoke(cli, [command, str(tmp_path / "no such vault")], catch_exceptions=False)
+    result = CliRunner().invoke(
+        cli, [command, str(tmp_path / "no such vault")], catch_exceptions=False
+    )
     assert result.exit_code != 0
     assert "does not exist" in result.output
     assert "Traceback" not in result.output
