@@ -12,7 +12,7 @@ slow spell of the machine touches every command alike; each command's ratio to
 the floor is taken round by round (the same round's floor) and its median quoted.
 
     python benchmarks/bench_cold.py --vaults ../shared/vaults --vault obsidian-help \\
-        --index-dir /tmp/idx/obsidian-help [--runs 7] [--out FILE]
+        --index-dir /tmp/idx/obsidian-help [--runs 7] [--served] [--out FILE]
     python benchmarks/bench_cold.py --smoke   # sample_vault, one round, no floor (CI)
 
 The index must be current (the script checks): the figures are for answering, not
@@ -40,9 +40,13 @@ NOTE = "Embed files"
 FLOOR = ROOT / "benchmarks" / "floor_embed.py"
 
 
-def commands(vault: Path, index_dir: Path, note: str, question: str) -> dict[str, list[str]]:
+def commands(
+    vault: Path, index_dir: Path, note: str, question: str, served: bool = False
+) -> dict[str, list[str]]:
     cli = [sys.executable, "-m", "graphrag"]
-    where = ["--vault", str(vault), "--index-dir", str(index_dir), "--no-server"]
+    where = ["--vault", str(vault), "--index-dir", str(index_dir)]
+    if not served:
+        where.append("--no-server")
     return {
         "focus": [*cli, "focus", note, *where, "--seed", "1"],
         "search lexical": [*cli, "search", question, "--mode", "lexical", *where],
@@ -110,6 +114,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--floor", default=f"{sys.executable} {FLOOR}", help="the floor command")
     ap.add_argument("--out", type=Path, help="append the table to this Markdown file")
     ap.add_argument("--smoke", action="store_true", help="sample_vault, one round, no floor")
+    ap.add_argument(
+        "--served",
+        action="store_true",
+        help="let the commands ask a running `vault-graphrag serve` for the index",
+    )
     args = ap.parse_args(argv)
     if args.smoke:
         vault = ROOT / "sample_vault"
@@ -129,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"{vault}: no such vault")
         if not _current(vault, args.index_dir):
             ap.error(f"{args.index_dir}: not a current index of {vault}; run vault-graphrag index")
-        cmds = commands(vault, args.index_dir, args.note, args.question)
+        cmds = commands(vault, args.index_dir, args.note, args.question, args.served)
         floor = "floor"
         cmds[floor] = shlex.split(args.floor)
     cmds["python -c pass"] = [sys.executable, "-c", "pass"]
