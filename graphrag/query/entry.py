@@ -6,8 +6,9 @@ Every note gets a blended score (docs/architecture.md, "Query mode", step 1):
     + w_tags * share of the query's #tags it has  +  w_title * (title/alias named)
 
 The best ``vector_entry_count`` notes by that score become entries, and so do
-notes the question names exactly: by a ``#tag`` (a nested tag matches its
-descendants) or by a title or alias written in the question. Those join even
+notes the question names: by a ``#tag`` (a nested tag matches its descendants)
+or by a title or alias written in the question, in any case, or misspelled
+(``fuzzy_matches``). Those join even
 when their vectors are weak, because the user said which notes they mean; a
 title or alias more than ``title_max_notes`` notes bear says no such thing,
 and only adds to their blended score.
@@ -30,11 +31,17 @@ from graphrag.snapshot.corpus import Corpus
 from graphrag.snapshot.filters import tag_mask
 from graphrag.snapshot.graph import VaultGraph
 from graphrag.snapshot.lexical import LexicalScores
+from graphrag.snapshot.stopwords import is_stopword
 
 # A #tag in a question, as in a note: not all digits, not inside a word.
 QUERY_TAG_RE = re.compile(r"(?:^|(?<=[\s(]))#([\w/\-]*[^\W\d_][\w/\-]*)", re.U)
 WORD_RE = re.compile(r"[\w']+", re.U)
 MAX_TITLE_WORDS = 8
+# A misspelled name: compared stemmed, at least this long, within this many edits
+# (one more for names longer than FUZZY_LONG characters).
+FUZZY_MIN_CHARS = 5
+FUZZY_EDITS = 1
+FUZZY_LONG = 9
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,13 +94,19 @@ def title_table(corpus: Corpus, graph: VaultGraph) -> dict[str, list[int]]:
 
 
 def title_matches(
-    query: ParsedQuery, corpus: Corpus, graph: VaultGraph, min_chars: int
+    query: ParsedQuery,
+    corpus: Corpus,
+    graph: VaultGraph,
+    min_chars: int,
+    vocabulary: Vocabulary | None = None,
 ) -> dict[int, str]:
     """Notes whose title or alias the question names -> the name as written.
 
-    A name must be a whole run of words of the question. A one-word name counts
-    only when capitalised as in the note or when it is the whole question: "home"
-    in "how do I get home" is a word, "Home" is a note."""
+    A name must be a whole run of words of the question, in any case ("aliases and
+    tags" names the notes Aliases and Tags). A word every question is made of
+    (``QUESTION_STOPWORDS``: "how", "what"...) names no note on its own. With
+    ``vocabulary`` (the vault's own words), a run holding a word the vault never
+    uses, a typo, also names a note whose name it misspells (``fuzzy_matches``)."""
     table = title_table(corpus, graph)
     words = _words(query.search_text)
     folded = [w.casefold() for w in words]
@@ -103,11 +116,99 @@ def title_matches(
             key = " ".join(folded[start : start + n])
             if len(key) < min_chars or key not in table:
                 continue
-            if n == 1 and len(words) > 1 and not words[start][:1].isupper():
+            if n == 1 and is_stopword(key):
                 continue
             for i in table[key]:
                 found.setdefault(i, " ".join(words[start : start + n]))
+    if vocabulary is not None:
+        for i, name in fuzzy_matches(words, corpus, graph, vocabulary).items():
+            found.setdefault(i, name)
     return found
+
+
+class Vocabulary:
+    """The vault's words as the BM25 index stems them: which words a question uses
+    that no note does (likely typos), and the stems names are compared by."""
+
+    def __init__(self, corpus: Corpus, language: str) -> None:
+        from graphrag.snapshot.lexical import lexical_index
+
+        self.index = lexical_index(corpus, language)
+        self.stem = self.index.stem
+
+    def knows(self, word: str) -> bool:
+        index = self.index
+        t = index.vocab.ids.get(self.stem(word.casefold()))
+        return t is not None and t < index.terms and index.indptr[t + 1] > index.indptr[t]
+
+
+def fuzzy_matches(
+    words: list[str], corpus: Corpus, graph: VaultGraph, vocabulary: Vocabulary
+) -> dict[int, str]:
+    """Notes whose title or alias a run of the question's words misspells -> the run.
+
+    Only a run holding a word no note uses is looked at (a typo is not a word of the
+    vault; a real word that merely resembles a title is no misspelling of it), and
+    never a stop word alone. Runs and names are compared word by word stemmed
+    ("calout" and "Callouts" are "calout" and "callout"), with the same first letter
+    and at most ``FUZZY_EDITS`` edits (insert, delete, substitute, swap two neighbours)
+    for names up to ``FUZZY_LONG`` characters, one more beyond."""
+    table = _fuzzy_table(corpus, graph, vocabulary)
+    unknown = [len(w) >= FUZZY_MIN_CHARS and not vocabulary.knows(w) for w in words]
+    if not any(unknown):
+        return {}
+    stems = [vocabulary.stem(w.casefold()) for w in words]
+    found: dict[int, str] = {}
+    for n in range(min(MAX_TITLE_WORDS, len(words)), 0, -1):
+        for start in range(len(words) - n + 1):
+            if not any(unknown[start : start + n]):
+                continue
+            if n == 1 and is_stopword(words[start]):
+                continue
+            key = " ".join(stems[start : start + n])
+            edits = FUZZY_EDITS + (len(key) > FUZZY_LONG)
+            for name, notes in table.get(key[:1], ()):
+                if abs(len(name) - len(key)) <= edits and edit_distance(key, name, edits) <= edits:
+                    for i in notes:
+                        found.setdefault(i, " ".join(words[start : start + n]))
+    return found
+
+
+def _fuzzy_table(
+    corpus: Corpus, graph: VaultGraph, vocabulary: Vocabulary
+) -> dict[str, list[tuple[str, list[int]]]]:
+    """First letter -> (stemmed title or alias, notes bearing it), for names of at
+    least ``FUZZY_MIN_CHARS`` characters."""
+
+    def build() -> dict[str, list[tuple[str, list[int]]]]:
+        out: dict[str, list[tuple[str, list[int]]]] = {}
+        for key, notes in title_table(corpus, graph).items():
+            if len(key) >= FUZZY_MIN_CHARS:
+                stemmed = " ".join(vocabulary.stem(w) for w in key.split())
+                out.setdefault(stemmed[:1], []).append((stemmed, notes))
+        return out
+
+    return corpus.derived("titles-fuzzy", build)
+
+
+def edit_distance(a: str, b: str, limit: int) -> int:
+    """Optimal string alignment distance of ``a`` and ``b`` (``limit + 1`` once it
+    is surely above ``limit``)."""
+    if a == b:
+        return 0
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        current = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = a[i - 1] != b[j - 1]
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                current[j] = min(current[j], previous2[j - 2] + 1)
+        if min(current) > limit:
+            return limit + 1
+        previous2, previous = previous, current
+    return previous[-1]
 
 
 def tag_scores(query: ParsedQuery, corpus: Corpus, graph: VaultGraph) -> np.ndarray:
@@ -150,7 +251,17 @@ def select_entries(
     vec = np.clip(sims, 0.0, None)
     lex = lexical.normalised() if lexical is not None else np.zeros_like(vec)
     tags = tag_scores(query, corpus, graph) if s.tag_entry_enabled else np.zeros_like(vec)
-    titles = title_matches(query, corpus, graph, s.title_min_chars) if s.title_entry_enabled else {}
+    titles = (
+        title_matches(
+            query,
+            corpus,
+            graph,
+            s.title_min_chars,
+            Vocabulary(corpus, s.stemmer_language) if lexical is not None else None,
+        )
+        if s.title_entry_enabled
+        else {}
+    )
     title = np.zeros_like(vec)
     if titles:
         title[list(titles)] = 1.0

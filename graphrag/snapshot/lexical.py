@@ -53,6 +53,7 @@ import numpy as np
 
 from graphrag.snapshot import lexical_file
 from graphrag.snapshot.corpus import Corpus
+from graphrag.snapshot.stopwords import QUESTION_STOPWORDS
 
 log = logging.getLogger(__name__)
 
@@ -195,6 +196,10 @@ class LexicalIndex:
         stem = self._stem
         return [list(dict.fromkeys(t for t in map(stem, words(text)) if t)) for text in texts]
 
+    def stem(self, word: str) -> str:
+        """``word`` (lower-cased) as this index stems it."""
+        return self._stem(word)
+
     def _stem(self, word: str) -> str:
         return self._stemmer.stemWord(word) if self._stemmer is not None else word  # type: ignore[attr-defined]
 
@@ -214,8 +219,13 @@ class LexicalIndex:
         """BM25 of every note for ``text``; ``size`` is the corpus's note count.
 
         Each distinct query term counts once, in the order it first appears (bm25s adds
-        the terms' columns in the order given, float32)."""
-        terms = self.tokens(text)
+        the terms' columns in the order given, float32). The words every question is
+        made of (``stopwords.QUESTION_STOPWORDS``: how, do, my...) are no terms: they
+        would make any note that says "how" look like an answer."""
+        stem = self._stem
+        terms = list(
+            dict.fromkeys(t for w in words(text) if w not in QUESTION_STOPWORDS and (t := stem(w)))
+        )
         scores = np.zeros(size, dtype=np.float32)
         matched = np.zeros(size, dtype=np.float32)
         n, ids, indptr = len(self.lengths), self.vocab.ids, self.indptr

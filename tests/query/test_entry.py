@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from graphrag.errors import InvalidRequestError
-from graphrag.query.entry import parse_query
+from graphrag.query.entry import edit_distance, parse_query
 from tests.support.query_vault import make_rag, uris
 
 TAGGED = {
@@ -60,14 +60,65 @@ def test_a_title_or_alias_named_in_the_question_is_an_entry_however_weak_its_vec
     assert "title" in by_title.entries[0].matched_by  # several words: any case
 
 
-def test_a_one_word_title_must_be_written_as_a_name(tmp_path):
+def test_a_title_is_named_in_any_case_but_a_stop_word_names_nothing(tmp_path):
     rag = make_rag(
-        tmp_path, {"Home.md": "# Home\n\nStart page.\n", "Road.md": "# Road\n\nA road.\n"}
+        tmp_path,
+        {
+            "Aliases.md": "# Aliases\n\nOther names for a note.\n",
+            "Tags.md": "# Tags\n\nLabels with a hash sign.\n",
+            "Home.md": "# Home\n\nStart page.\n",
+            "When.md": "# When\n\nA note about dates.\n",
+            "Road.md": "# Road\n\nA road.\n",
+        },
     )
-    lower = rag.query("how do I get home from the ridge", seed=0)
-    assert all("title" not in e.matched_by for e in lower.entries)
-    named = rag.query("what is on Home", seed=0)
-    assert "title" in {e.uri: e for e in named.entries}["Home"].matched_by
+    both = {e.uri: e for e in rag.query("aliases and tags", seed=0).entries}
+    assert "title" in both["Aliases"].matched_by and "title" in both["Tags"].matched_by
+    lower = {e.uri: e for e in rag.query("how do I get home from the ridge", seed=0).entries}
+    assert "title" in lower["Home"].matched_by
+    # "when" is a word of any question, not the name of a note.
+    asked = rag.query("when does the road open", seed=0, explain=True)
+    assert all(e.uri != "When" or "title" not in e.matched_by for e in asked.entries)
+
+
+TYPOS = {
+    "Editing/Callouts.md": (
+        "# Callouts\n\nA callout highlights a block of text in a box. "
+        "Fold it with a minus sign after the type.\n"
+    ),
+    "Files/Manage vaults.md": (
+        "# Manage vaults\n\nHow do you move a vault? How do you rename it? "
+        "How do I open another one? Do it from the vault switcher.\n"
+    ),
+    "Files/Cables.md": "# Cables\n\nPower and network wiring.\n",
+    "Files/Layout.md": "# Layout\n\nTables and columns arranged on a page.\n",
+}
+
+
+def test_a_misspelled_title_still_names_its_note_and_stop_words_are_no_evidence(tmp_path):
+    # Only words and names make entries here (the hashing embedder likes shared "how"s).
+    rag = make_rag(tmp_path, TYPOS, query={"entry_min_similarity": 0.9})
+    result = rag.query("how do i colapse a calout", seed=0, explain=True)
+    entries = {e.uri: e for e in result.entries}
+    # "calout" is no word of the vault and one edit from "callout" (stemmed "Callouts").
+    assert "title" in entries["Editing/Callouts"].matched_by
+    # "how" and "do" are all the question shares with Manage vaults: no evidence.
+    assert "Files/Manage vaults" not in entries
+
+
+def test_a_real_word_is_no_misspelling_of_a_title(tmp_path):
+    rag = make_rag(tmp_path, TYPOS)
+    # "tables" is one edit from "cables", but the vault uses the word: it names nothing.
+    result = rag.query("tables and rows", seed=0)
+    assert all(e.uri != "Files/Cables" or "title" not in e.matched_by for e in result.entries)
+    typo = rag.query("where do the cabels go", seed=0)
+    assert "title" in {e.uri: e for e in typo.entries}["Files/Cables"].matched_by
+
+
+def test_edit_distance_counts_a_swap_as_one_edit():
+    assert edit_distance("calout", "callout", 1) == 1
+    assert edit_distance("obsidain", "obsidian", 1) == 1  # neighbours swapped
+    assert edit_distance("colaps", "callout", 2) == 3  # surely above the limit
+    assert edit_distance("same", "same", 0) == 0
 
 
 AMBIGUOUS = {

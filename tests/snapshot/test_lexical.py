@@ -21,6 +21,7 @@ from graphrag.snapshot import lexical
 from graphrag.snapshot.corpus import Corpus, build_corpus
 from graphrag.snapshot.lexical import FORMAT, LexicalIndex, build_lexical, lexical_index
 from graphrag.snapshot.lexical_file import FILE, OLD_FOLDER
+from graphrag.snapshot.stopwords import QUESTION_STOPWORDS
 from tests.support.fakes import HashEmbedder
 from tests.support.files import write
 
@@ -96,8 +97,13 @@ def bm25s_scores(corpus: Corpus, question: str) -> tuple[np.ndarray, np.ndarray,
         bm25s.tokenize(note_texts(corpus), stopwords="en", stemmer=stemmer, show_progress=False),
         show_progress=False,
     )
+    # A question's own stop words are the longer list (bm25s's "en" is part of it).
     words = bm25s.tokenize(
-        [question], stopwords="en", stemmer=stemmer, return_ids=False, show_progress=False
+        [question],
+        stopwords=sorted(QUESTION_STOPWORDS),
+        stemmer=stemmer,
+        return_ids=False,
+        show_progress=False,
     )[0]
     terms = list(dict.fromkeys(w for w in words if w))
     ids = retriever.get_tokens_ids(terms)
@@ -157,6 +163,9 @@ def test_scores_are_bm25s_scores(rag: VaultRAG) -> None:
         index.score("goat milk", len(corpus)).scores,
     )
     assert index.score("the and of", len(corpus)).terms == 0
+    # A question's function words are not terms: "make", "cheese" and "käsekeller" are.
+    assert index.score("How do we make cheese in the Käsekeller?", len(corpus)).terms == 3
+    assert index.score("how do I", len(corpus)).terms == 0
 
 
 # -- incremental ------------------------------------------------------------------------------
