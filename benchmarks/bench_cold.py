@@ -28,12 +28,13 @@ import shlex
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from benchmarks.common import smoke_index  # noqa: E402
 
 QUESTION = "how do I embed a file"
 NOTE = "Embed files"
@@ -121,12 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
     if args.smoke:
-        vault = ROOT / "sample_vault"
-        index_dir = Path(tempfile.mkdtemp(prefix="bench-cold-")) / "index"
-        subprocess.run(
-            [sys.executable, "-m", "graphrag", "index", str(vault), "--index-dir", str(index_dir), "-q"],
-            cwd=ROOT, check=True, stdout=subprocess.DEVNULL,
-        )  # fmt: skip
+        vault, index_dir = smoke_index()
         cmds = commands(vault, index_dir, "Shepherd's Hut", "Who runs the aging cellar?")
         floor = None
         args.runs = 1

@@ -17,26 +17,13 @@ from __future__ import annotations
 import argparse
 import gc
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-QUESTIONS = [
-    "how do I embed a file",
-    "sync my vault between devices",
-    "what is a canvas",
-    "keyboard shortcuts for search",
-    "how do I link to a heading",
-]
-
-
-def rss_mb() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
+from benchmarks.common import HELP_QUESTIONS as QUESTIONS  # noqa: E402
+from benchmarks.common import rss_mb, smoke_index  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -58,14 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     from graphrag import VaultRAG
 
     if args.smoke:
-        import subprocess
-
-        vault = ROOT / "sample_vault"
-        index_dir = Path(tempfile.mkdtemp(prefix="bench-mem-")) / "index"
-        subprocess.run(
-            [sys.executable, "-m", "graphrag", "index", str(vault), "--index-dir", str(index_dir), "-q"],
-            cwd=ROOT, check=True, stdout=subprocess.DEVNULL,
-        )  # fmt: skip
+        vault, index_dir = smoke_index()
         args.queries, args.reloads = 5, 2
     else:
         if args.vaults is None or args.index_dir is None:

@@ -344,7 +344,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.smoke:
         args.sizes, args.queries, args.agreement = [300], 5, 0
         embedder = RandomEmbedder()
-        embedder.effective_dtype = "random"
     else:
         embedder = SentenceTransformerEmbedder()
         embedder.load()
@@ -354,7 +353,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     text = (
         f"{table(rows)}\n\nMachine: {os.cpu_count()} cores, load average {start:.1f} at the start "
         f"and {load[0]:.1f} (5 min: {load[1]:.1f}) at the end of the run; "
-        f"query model {embedder.name} ({embedder.effective_dtype}); "
+        f"query model {embedder.name} ({getattr(embedder, 'effective_dtype', 'float32')}); "
         f"{min(args.queries, MAX_QUESTIONS)} unique questions per call and size.\n"
     )
     print(text)

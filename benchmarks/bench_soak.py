@@ -32,25 +32,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.common import HELP_QUESTIONS as QUESTIONS  # noqa: E402
+from benchmarks.common import rss_mb  # noqa: E402
 from benchmarks.served import free_port, get_json, note_titles, request  # noqa: E402
-
-QUESTIONS = [
-    "how do I embed a file",
-    "sync my vault between devices",
-    "what is a canvas",
-    "keyboard shortcuts for search",
-    "how do I link to a heading",
-    "publish a site with a custom domain",
-    "templates with dates",
-    "graph view filters",
-]
-
-
-def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
 
 
 def wait_preloaded(port: int, proc: subprocess.Popen, timeout: float = 600) -> None:

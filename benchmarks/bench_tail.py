@@ -15,14 +15,14 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from benchmarks.common import smoke_index  # noqa: E402
 
 
 def pct(values: list[float], p: float) -> float:
@@ -40,12 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--smoke", action="store_true")
     args = ap.parse_args(argv)
     if args.smoke:
-        vault = ROOT / "sample_vault"
-        index_dir = Path(tempfile.mkdtemp(prefix="bench-tail-")) / "index"
-        subprocess.run(
-            [sys.executable, "-m", "graphrag", "index", str(vault), "--index-dir", str(index_dir), "-q"],
-            cwd=ROOT, check=True, stdout=subprocess.DEVNULL,
-        )  # fmt: skip
+        vault, index_dir = smoke_index()
         args.hubs, args.random = 3, 3
     else:
         if args.vaults is None or args.index_dir is None:

@@ -45,3 +45,52 @@ def indexed(vault: Path, index_dir: Path, embedder: Embedder | None = None) -> f
         flush=True,
     )
     return seconds
+
+
+# Questions about obsidian-help, for the benchmarks that run a stream of them.
+HELP_QUESTIONS = [
+    "how do I embed a file",
+    "sync my vault between devices",
+    "what is a canvas",
+    "keyboard shortcuts for search",
+    "how do I link to a heading",
+    "publish a site with a custom domain",
+    "templates with dates",
+    "graph view filters",
+]
+
+
+def rss_mb(pid: int | str = "self") -> float:
+    """Resident memory of a process (this one by default), from /proc."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def smoke_index() -> tuple[Path, Path]:
+    """(sample_vault, a fresh index of it in a temp folder): a benchmark's ``--smoke`` run,
+    indexed by the CLI in a subprocess with the configured embedder (the tests set it)."""
+    import subprocess
+    import sys
+    import tempfile
+
+    root = Path(__file__).resolve().parent.parent
+    vault = root / "sample_vault"
+    index_dir = Path(tempfile.mkdtemp(prefix="bench-smoke-")) / "index"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "graphrag",
+            "index",
+            str(vault),
+            "--index-dir",
+            str(index_dir),
+            "-q",
+        ],
+        cwd=root,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    return vault, index_dir

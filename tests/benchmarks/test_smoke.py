@@ -62,3 +62,13 @@ def test_bench_soak(tmp_path: Path, minutes: str) -> None:
     summary = json.loads(out)
     assert summary["requests"] > 0 and summary["rss_end_mb"] > 0
     assert csv.read_text(encoding="utf-8").startswith("seconds,rss_mb,requests")
+
+
+def test_bench_memory() -> None:
+    out = bench("benchmarks/bench_memory.py", "--smoke")
+    assert "| index opened, graph loaded" in out and "| query model" in out
+
+
+def test_bench_tail() -> None:
+    out = bench("benchmarks/bench_tail.py", "--smoke")
+    assert "| query |" in out and "choosing snippets" in out
