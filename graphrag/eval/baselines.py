@@ -17,6 +17,8 @@ baselines.
   and body, stop words removed, Snowball stemming). Notes sharing no term
   with the question score 0 and are not returned: a keyword search does not
   find them.
+* hybrid: ``hybrid_search``'s fused ranking (vector, BM25 and the graph votes
+  of their best hits), the project's own search without query mode's packing.
 """
 
 from __future__ import annotations
@@ -27,12 +29,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from graphrag.budget import MIN_NOTE_TOKENS, TokenCounter
+from graphrag.config.query import QuerySettings
 from graphrag.details import NoteText, query_details
+from graphrag.eval.context import text_tokens
 from graphrag.focus.mode import related_note
 from graphrag.focus.traverse import Candidate
 from graphrag.query.render import doc_json
 from graphrag.results.notes import Relation, UriAndTitle
 from graphrag.results.query import QueryNote
+from graphrag.search.searches import Scope, fused_ranking
 from graphrag.snapshot.corpus import Corpus
 from graphrag.snapshot.graph import VaultGraph
 from graphrag.snapshot.lexical import lexical_index
@@ -45,6 +50,7 @@ class Packed:
 
     uris: tuple[str, ...]
     tokens: int
+    text_tokens: int = 0  # of ``tokens``, the notes' details
 
 
 # -- rankings -----------------------------------------------------------------------------
@@ -88,6 +94,26 @@ def rank_by_bm25(corpus: Corpus, questions: Sequence[str], language: str) -> lis
     return out
 
 
+def rank_by_hybrid(
+    index: IndexSnapshot,
+    graph: VaultGraph,
+    corpus: Corpus,
+    settings: QuerySettings,
+    queries: np.ndarray,
+    questions: Sequence[str],
+) -> list[list[str]]:
+    """Per question, ``hybrid_search``'s order: RRF of the vector ranking, BM25 and
+    the graph votes of their best hits (``search.searches.fused_ranking``)."""
+    scope = Scope(index, graph, corpus, settings)
+    lexical = lexical_index(corpus, settings.stemmer_language)
+    sims = note_scores(corpus, queries)
+    out = []
+    for row, text in zip(sims, questions, strict=True):
+        lex = lexical.score(text, len(corpus)).scores
+        out.append([corpus.uris[i] for i, _, _ in fused_ranking(scope, row, lex)])
+    return out
+
+
 # -- packing ------------------------------------------------------------------------------
 def context_note(
     index: IndexSnapshot,
@@ -120,16 +146,18 @@ def pack(
     tried; packing stops when less than the smallest possible note is left or
     ``max_documents`` notes are in.
     """
-    used = 0
+    used = text = 0
     chosen: list[str] = []
     for uri in ranked:
         if len(chosen) >= max_documents or budget - used < MIN_NOTE_TOKENS:
             break
-        tokens = tokenizer.count(doc_json(build(uri)))
+        note = build(uri)
+        tokens = tokenizer.count(doc_json(note))
         if tokens <= budget - used:
             chosen.append(uri)
             used += tokens
-    return Packed(tuple(chosen), used)
+            text += text_tokens(note.note.details, tokenizer)
+    return Packed(tuple(chosen), used, text)
 
 
 class NoteBuilder:

@@ -1,4 +1,5 @@
-"""Evaluation reports: the recall / all-gold table as Markdown or text, and the misses."""
+"""Evaluation reports: the recall / all-gold table and the evidence-density table, as
+Markdown or text, and the misses."""
 
 from __future__ import annotations
 
@@ -32,17 +33,63 @@ def table(report: EvalReport) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
+def density_table(report: EvalReport) -> tuple[list[str], list[list[str]]]:
+    """Header and rows: per budget and system, the notes shown, evidence density
+    (notes and recall per 1,000 tokens used) and where the budget went, in percent
+    of the budget: note text, entry lists, the rest of the notes' metadata."""
+    header = [
+        "budget",
+        "system",
+        "notes",
+        "notes/1k tokens",
+        "recall/1k tokens",
+        "% used",
+        "% note text",
+        "% lists",
+        "% other metadata",
+        "gold as copy",
+    ]
+    rows = []
+    for budget in report.budgets:
+        for system in report.systems:
+            r = report.row(system, budget, ALL)
+            share = 100 / budget if budget else 0.0
+            other = max(r.tokens - r.text_tokens - r.list_tokens, 0.0)
+            rows.append(
+                [
+                    str(budget),
+                    system,
+                    f"{r.notes:.1f}",
+                    f"{r.notes_per_1k:.2f}",
+                    f"{100 * r.recall_per_1k:.1f}",
+                    f"{r.tokens * share:.0f}",
+                    f"{r.text_tokens * share:.0f}",
+                    f"{r.list_tokens * share:.0f}",
+                    f"{other * share:.0f}",
+                    str(r.copies),
+                ]
+            )
+    return header, rows
+
+
 def render_markdown(report: EvalReport) -> str:
-    """A Markdown table; recall and all-gold in percent, tokens as a mean per question."""
-    header, rows = table(report)
+    """Two Markdown tables: recall and all-gold in percent with the mean tokens used;
+    then evidence density and the budget's shares (``density_table``)."""
+    return _markdown(*table(report)) + "\n" + _markdown(*density_table(report))
+
+
+def render_text(report: EvalReport) -> str:
+    """The same tables in fixed-width columns, for a terminal."""
+    return _text(*table(report)) + "\n" + _text(*density_table(report))
+
+
+def _markdown(header: list[str], rows: list[list[str]]) -> str:
     align = ["---:", "---"] + ["---:"] * (len(header) - 2)
     lines = [_md_row(header), _md_row(align)] + [_md_row(r) for r in rows]
     return "\n".join(lines) + "\n"
 
 
-def render_text(report: EvalReport) -> str:
-    """The same table in fixed-width columns, for a terminal."""
-    header, rows = table(report)
+def _text(header: list[str], rows: list[list[str]]) -> str:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
 
     def line(cells: list[str]) -> str:

@@ -5,15 +5,19 @@ object per line (other fields are ignored; see benchmarks/qa/README.md). For
 each budget and system the uris of the returned context are collected and
 scored per question:
 
-* recall: the share of the question's gold notes that are in the context;
+* recall: the share of the question's gold notes that are in the context (shown,
+  or named as a copy: a note whose text is the same as a shown note's);
 * all gold: 1 when every gold note is there (a question is only answerable
   from retrieval when all of them are), else 0;
 
-and averaged per question type and overall, with the mean tokens used.
+and averaged per question type and overall, with the mean tokens used, the
+notes shown and how the tokens split between note text, entry lists and the
+rest (``context.py``): evidence density is notes, and recall, per 1,000 tokens.
 
-Systems: ``graphrag`` (query mode: entry + related notes), and the graph-free
-baselines of ``baselines.py``: ``vector`` and ``bm25``. A ``System`` object
-can stand in for any of them (tests use fixed answers).
+Systems: ``graphrag`` (query mode: entry + related notes), the graph-free
+baselines of ``baselines.py``, ``vector`` and ``bm25``, and ``hybrid`` (the
+fused ranking of ``hybrid_search``), all packed the same way. A ``System``
+object can stand in for any of them (tests use fixed answers).
 """
 
 from __future__ import annotations
@@ -31,14 +35,15 @@ import numpy as np
 
 from graphrag.details import NoteText
 from graphrag.errors import InvalidRequestError, QASetError
-from graphrag.eval.baselines import NoteBuilder, pack, rank_by_bm25, rank_by_vector
+from graphrag.eval.baselines import NoteBuilder, pack, rank_by_bm25, rank_by_hybrid, rank_by_vector
+from graphrag.eval.context import Retrieved, query_context
 
 if TYPE_CHECKING:
     from graphrag.api import VaultRAG
     from graphrag.snapshot.corpus import Corpus
     from indexer.embed import Embedder
 
-SYSTEMS = ("graphrag", "vector", "bm25")
+SYSTEMS = ("graphrag", "vector", "bm25", "hybrid")
 DEFAULT_BUDGETS = (1000, 2000, 4000)
 ALL = "all"
 # Known types come first in tables, in this order; others follow alphabetically.
@@ -92,14 +97,6 @@ def _question(data: Any, error: Any) -> Question:
 
 
 # -- systems ------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class Retrieved:
-    """The context a system returned for one question."""
-
-    uris: tuple[str, ...]
-    tokens: int
-
-
 class System(Protocol):
     name: str
 
@@ -151,9 +148,7 @@ class GraphRAGSystem:
         for q in questions:
             for budget in budgets:
                 data = self.rag.query(q.question, budget=budget, seed=self.seed).to_json()
-                notes = [*data.get("entryNotes", []), *data.get("relatedNotes", [])]
-                uris = tuple(dict.fromkeys(n["uri"] for n in notes))
-                out[budget].append(Retrieved(uris, int(data.get("tokens", {}).get("used", 0))))
+                out[budget].append(query_context(data, self.rag.tokenizer))
         return out
 
 
@@ -195,7 +190,9 @@ class _PackedBaseline:
             build = NoteBuilder(snapshot.index, snapshot.graph, corpus, scores, limit, text)
             for budget in budgets:
                 packed = pack(order, budget, build, self.rag.tokenizer, self.max_documents)
-                out[budget].append(Retrieved(packed.uris, packed.tokens))
+                out[budget].append(
+                    Retrieved(packed.uris, packed.tokens, text_tokens=packed.text_tokens)
+                )
         return out
 
 
@@ -219,6 +216,24 @@ class BM25System(_PackedBaseline):
         return rank_by_bm25(corpus, [q.question for q in questions], language)
 
 
+class HybridSystem(_PackedBaseline):
+    """Notes in the order of ``hybrid_search``: vector, BM25 and graph votes fused."""
+
+    name = "hybrid"
+
+    def rankings(self, corpus: Corpus, questions: Sequence[Question]) -> list[list[str]]:
+        vectors = self.vectors = self.vectors or QueryVectors(self.rag.embedder, questions)
+        snapshot = self.rag.snapshot
+        return rank_by_hybrid(
+            snapshot.index,
+            snapshot.graph,
+            corpus,
+            self.rag.settings.query,
+            vectors.matrix,
+            [q.question for q in questions],
+        )
+
+
 # -- the report ---------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Outcome:
@@ -229,16 +244,25 @@ class Outcome:
     budget: int
     uris: tuple[str, ...]
     tokens: int
+    copies: tuple[str, ...] = ()
+    text_tokens: int = 0
+    list_tokens: int = 0
 
     @property
     def found(self) -> tuple[str, ...]:
-        got = set(self.uris)
+        got = {*self.uris, *self.copies}
         return tuple(g for g in self.question.gold if g in got)
 
     @property
     def missing(self) -> tuple[str, ...]:
-        got = set(self.uris)
+        got = {*self.uris, *self.copies}
         return tuple(g for g in self.question.gold if g not in got)
+
+    @property
+    def found_as_copy(self) -> tuple[str, ...]:
+        """Gold notes found only as a named copy of a shown note."""
+        shown = set(self.uris)
+        return tuple(g for g in self.found if g not in shown)
 
     @property
     def recall(self) -> float:
@@ -251,7 +275,9 @@ class Outcome:
 
 @dataclass(frozen=True, slots=True)
 class Row:
-    """Means over the questions of one type (or ``all``) for one system and budget."""
+    """Means over the questions of one type (or ``all``) for one system and budget:
+    recall, all-gold, tokens used, notes shown, and the tokens of note text and of
+    entry lists."""
 
     system: str
     budget: int
@@ -260,6 +286,20 @@ class Row:
     recall: float
     all_gold: float
     tokens: float
+    notes: float = 0.0
+    text_tokens: float = 0.0
+    list_tokens: float = 0.0
+    copies: int = 0  # gold notes found only as a named copy, summed
+
+    @property
+    def notes_per_1k(self) -> float:
+        """Evidence density: notes shown per 1,000 tokens used."""
+        return 1000 * self.notes / self.tokens if self.tokens else 0.0
+
+    @property
+    def recall_per_1k(self) -> float:
+        """Evidence density: gold-note recall per 1,000 tokens used."""
+        return 1000 * self.recall / self.tokens if self.tokens else 0.0
 
 
 @dataclass
@@ -300,6 +340,10 @@ class EvalReport:
             recall=sum(o.recall for o in picked) / n,
             all_gold=sum(o.all_gold for o in picked) / n,
             tokens=sum(o.tokens for o in picked) / n,
+            notes=sum(len(o.uris) for o in picked) / n,
+            text_tokens=sum(o.text_tokens for o in picked) / n,
+            list_tokens=sum(o.list_tokens for o in picked) / n,
+            copies=sum(len(o.found_as_copy) for o in picked),
         )
 
     def rows(self) -> list[Row]:
@@ -328,6 +372,12 @@ class EvalReport:
                     "recall": round(r.recall, 4),
                     "allGold": round(r.all_gold, 4),
                     "tokens": round(r.tokens, 1),
+                    "notes": round(r.notes, 2),
+                    "notesPer1k": round(r.notes_per_1k, 2),
+                    "recallPer1k": round(r.recall_per_1k, 4),
+                    "textTokens": round(r.text_tokens, 1),
+                    "listTokens": round(r.list_tokens, 1),
+                    "goldFoundAsCopy": r.copies,
                 }
                 for r in self.rows()
             ],
@@ -339,6 +389,7 @@ class EvalReport:
                     "missing": list(o.missing),
                     "tokens": o.tokens,
                     "uris": list(o.uris),
+                    "copies": list(o.copies),
                 }
                 for o in self.outcomes
             ],
@@ -409,7 +460,9 @@ def run_eval(
                     "systems", f"{system.name} returned {len(got)} results for {len(questions)}"
                 )
             outcomes.extend(
-                Outcome(q, system.name, budget, r.uris, r.tokens)
+                Outcome(
+                    q, system.name, budget, r.uris, r.tokens, r.copies, r.text_tokens, r.list_tokens
+                )
                 for q, r in zip(questions, got, strict=True)
             )
 
@@ -456,4 +509,6 @@ def _system(
         return GraphRAGSystem(rag, seed)
     if spec == "vector":
         return VectorSystem(rag, vectors, max_documents)
+    if spec == "hybrid":
+        return HybridSystem(rag, vectors, max_documents)
     return BM25System(rag, vectors, max_documents)

@@ -12,8 +12,10 @@ Pipeline (docs/architecture.md, "Query mode"):
    ``min_similarity`` are dropped unless structurally close (within
    ``close_depth`` hops of an entry, by default the traversal's own ``max_hops``,
    or on a path between entries);
-4. entries, then related notes by score, while each rendered note fits the
-   budget (entries included) and ``max_documents`` is not reached.
+4. packing (``pack.py``): entries with their best passages, the entries'
+   neighbours, then the deeper related notes fused with the hybrid ranking, while
+   each rendered note fits the budget (entries included) and ``max_documents`` is
+   not reached; copies take no slot; entries' lists get what is left.
 """
 
 from __future__ import annotations
@@ -25,19 +27,21 @@ from dataclasses import replace
 
 import numpy as np
 
-from graphrag.budget import MIN_NOTE_TOKENS, NOTE_OVERHEAD_TOKENS, TokenCounter
+from graphrag.budget import NOTE_OVERHEAD_TOKENS, TokenCounter
 from graphrag.config.details import DetailsSettings
 from graphrag.config.focus import FocusSettings
 from graphrag.config.query import QuerySettings
 from graphrag.focus.traverse import Candidate, traverse
-from graphrag.query.entry import Entry, ParsedQuery, select_entries
+from graphrag.query.entry import Entry, ParsedQuery, select_entries, text_evidence
 from graphrag.query.expand import path_expansion, tag_expansion
-from graphrag.query.notes import DetailSource, entry_note, query_note, with_details
-from graphrag.query.render import Doc, connection_lines, renderer
-from graphrag.query.score import Found, Ranked, link_context, rank, weigh
+from graphrag.query.notes import DetailSource
+from graphrag.query.pack import Packer, Packing, search_hits
+from graphrag.query.render import connection_lines, renderer
+from graphrag.query.score import Found, link_context, rank, weigh
 from graphrag.query.selector import SimilaritySelector
-from graphrag.results.notes import Relation, SkippedNote
+from graphrag.results.notes import Relation
 from graphrag.results.query import EntryNote, QueryNote, QueryResult
+from graphrag.search.searches import Scope, fused_ranking, top_notes
 from graphrag.snapshot.corpus import Corpus
 from graphrag.snapshot.filters import Filters
 from graphrag.snapshot.graph import VaultGraph
@@ -45,9 +49,6 @@ from graphrag.snapshot.lexical import lexical_index
 from indexer.load import IndexSnapshot
 
 TAG_DISTANCE = 2  # note -> #tag -> note: two edges in the vault's graph
-CHARS_PER_TOKEN = 4  # English prose in cl100k, near enough to size an entry's share
-MAX_CHARS_PER_TOKEN = 8  # hardly any text packs more: a safe lower bound of a note's cost
-MIN_ENTRY_CHARS = 200
 
 
 def run_query(
@@ -114,62 +115,19 @@ def run_query(
     # In the prompt, part of the budget is kept for the [Connection] lines, which are
     # counted too and would otherwise never fit after the notes have filled it.
     reserve = int(budget * qs.connection_budget_share) if output == "prompt" else 0
-    docs: list[Doc] = []
-    skipped: list[SkippedNote] = list(dropped)
-    used = 0
-
-    def fit(make: Callable[[int], Doc | None]) -> Doc | None:
-        nonlocal used
-        doc = make(0)
-        if doc is None:
-            return None
-        tokens = tokenizer.count(render(doc, len(docs) + 1))
-        if tokens > budget - reserve - used and isinstance(doc, EntryNote) and doc.note.details:
-            shorter = make(MIN_ENTRY_CHARS)  # an entry that does not fit: its best chunk
-            if shorter is not None:
-                doc, tokens = shorter, tokenizer.count(render(shorter, len(docs) + 1))
-        if tokens > budget - reserve - used:
-            skipped.append(SkippedNote(doc.uri, doc.title, "budget", tokens))
-            return None
-        docs.append(doc)
-        used += tokens
-        return doc
-
-    # Entries share ``entry_budget_share`` of the budget: with a small budget every entry
-    # shows its best chunks rather than the first entry filling it alone. What is left
-    # of an entry's share after its lists and metadata goes to its details.
-    share = budget * qs.entry_budget_share / len(entries)
-    for e in entries:
-        if len(docs) >= qs.max_documents:
-            skipped.append(SkippedNote(e.uri, graph.info(e.uri).title, "max_documents"))
-            continue
-        bare = entry_note(graph, e, chunk_text, qs, 0, explain)
-        room = int((share - tokenizer.count(render(bare, 1))) * CHARS_PER_TOKEN)
-        entry_limit = max(min(qs.entry_truncate_length, room), MIN_ENTRY_CHARS)
-
-        def entry_doc(limit: int, b: EntryNote = bare, n: int = entry_limit) -> Doc | None:
-            return with_details(b, chunk_text, limit or n)
-
-        fit(entry_doc)
-    for item in ranked:
-        cand = item.found.cand
-        left = budget - reserve - used
-        if len(docs) >= qs.max_documents or left < MIN_NOTE_TOKENS:
-            if not explain:
-                break
-            reason = "max_documents" if len(docs) >= qs.max_documents else "budget"
-            skipped.append(SkippedNote(cand.uri, graph.info(cand.uri).title, reason))
-            continue
-        i = corpus.index_of.get(cand.uri)
-        chars = min(int(corpus.body_chars[i]), fs.truncate_length) if i is not None else 0
-        if chars // MAX_CHARS_PER_TOKEN > left:  # surely too big: do not build and count it
-            skipped.append(SkippedNote(cand.uri, graph.info(cand.uri).title, "budget"))
-            continue
-
-        def related_doc(_limit: int, item: Ranked = item) -> Doc | None:
-            return query_note(graph, item, chunk_text, fs, explain)
-
-        fit(related_doc)
+    scope = Scope(index, graph, corpus, qs, allowed)
+    lex = lexical.scores if lexical is not None else None
+    by_vector, by_lexical = text_evidence(sims, lexical, qs)
+    fused = [i for i, _, _ in fused_ranking(scope, sims, lex)]
+    hits = search_hits(graph, corpus, fused, by_vector | by_lexical, qs.hybrid_graph_seeds)
+    best_hit = top_notes(sims, 1, allowed, -1.0)
+    packing = Packing(budget - reserve, render, tokenizer, qs.max_documents, index.body)
+    packing.skipped.extend(dropped)
+    packer = Packer(graph, corpus, chunk_text, qs, fs, sims, explain)
+    packer.pack(
+        packing, entries, ranked, hits, corpus.uris[best_hit[0]] if best_hit else None, budget
+    )
+    docs, skipped, used = packing.docs, packing.skipped, packing.used
 
     connections: list[str] = []
     for line in connection_lines(graph, docs)[: qs.max_connections]:

@@ -1,8 +1,10 @@
-"""Query mode's notes as returned: entry notes (focus notes with short lists) and
-related notes (focus mode's shape), with query-aware details."""
+"""Query mode's notes as returned: entry notes (focus notes whose lists name only
+notes not in the context) and related notes (focus mode's shape), with query-aware
+details."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 
 import numpy as np
@@ -10,7 +12,8 @@ import numpy as np
 from graphrag.config.details import DetailsSettings
 from graphrag.config.focus import FocusSettings
 from graphrag.config.query import QuerySettings
-from graphrag.details import NoteText, property_lines, query_details
+from graphrag.details import NoteText, property_lines, query_details, section_text
+from graphrag.details.passages import GAP
 from graphrag.focus.mode import related_note
 from graphrag.focus.render import path_text
 from graphrag.query.entry import Entry
@@ -52,6 +55,19 @@ class DetailSource:
             return (f"{head}\n\n{text}" if text else head), cut
         return query_details(self.index, self.corpus, uri, self.chunk_scores, limit, self.text)
 
+    def passage_chars(self, uri: str) -> int:
+        """The least ``limit`` that shows the note's best passage whole (properties
+        included): an upper bound, its embeds counted at their largest."""
+        head = self.property_lines(uri) if self.properties else ""
+        extra = len(head) + 2 if head else 0
+        i = self.corpus.index_of.get(uri)
+        chunks = self.index.chunks_of(uri)
+        lo, hi = self.corpus.chunk_rows(i) if i is not None else (0, 0)
+        if not chunks or hi - lo != len(chunks):
+            return extra + len(self.text.full(uri))
+        best = chunks[int(np.argmax(self.chunk_scores[lo:hi]))]
+        return extra + len(self.text.inline(uri, section_text(best))) + 2 * len(GAP)
+
     def property_lines(self, uri: str) -> str:
         row = self.index.note_row(uri)
         return property_lines((row or {}).get("properties") or {}, self.settings.hidden_properties)
@@ -65,41 +81,65 @@ def entry_note(
     limit: int,
     explain: bool,
 ) -> EntryNote:
-    """The entry as a focus note with lists cut to ``entry_list_limit`` (a hub's thousand
-    backlinks are not worth their tokens here) and details of at most ``limit`` chars."""
+    """The entry as a focus note with details of at most ``limit`` chars and empty
+    lists: ``with_lists`` fills them from what the budget leaves (query/pack.py)."""
     info = graph.info(e.uri)
-    n = qs.entry_list_limit
     parent = graph.parent(e.uri)
-    siblings = graph.children(parent) if parent is not None else ()
-    at = siblings.index(e.uri) if e.uri in siblings else len(siblings)
-
-    def listed(items: tuple[str, ...] | list[str]) -> tuple[UriAndTitle, ...]:
-        return tuple(graph.uri_and_title(u) for u in items)
-
-    links = []
-    for link in graph.outlinks(e.uri)[:n]:
-        node = graph.nodes.get(link.target)
-        kind = node.kind if node is not None else "ghost"
-        title = node.title if node is not None else link.target.rsplit("/", 1)[-1]
-        links.append(
-            OutboundLink(link.target, title, link.predicate, None if kind == "note" else kind)
-        )
     focus = FocusNote(
         uri=e.uri,
         title=info.title,
         details="",
         created_at=info.created or None,
         parent=graph.uri_and_title(parent) if parent is not None else None,
-        contextual_path=listed(graph.contextual_path(e.uri)),
-        children=listed(graph.children(e.uri)[:n]),
-        prior_siblings=listed(siblings[max(at - n, 0) : at]),
-        younger_siblings=listed(siblings[at + 1 : at + 1 + n]),
-        inbound_references=listed(graph.backlinks(e.uri)[:n]),
-        outbound_links=tuple(links),
         tags=info.tags,
     )
     parts = EntryExplain(e.score, e.vector, e.lexical, e.tags, e.title) if explain else None
     return with_details(EntryNote(focus, e.matched_by, False, parts), details, limit)
+
+
+def with_lists(graph: VaultGraph, entry: EntryNote, exclude: set[str], n: int) -> EntryNote:
+    """``entry`` with at most ``n`` names in each list, leaving out the notes in
+    ``exclude`` (those in the context already: naming them again buys nothing).
+    Siblings are the nearest ones on each side; links keep their property."""
+    uri = entry.uri
+
+    def pick(items: Iterable[str]) -> list[str]:
+        out: list[str] = []
+        for u in items:
+            if len(out) >= n:
+                break
+            if u not in exclude:
+                out.append(u)
+        return out
+
+    def listed(items: list[str]) -> tuple[UriAndTitle, ...]:
+        return tuple(graph.uri_and_title(u) for u in items)
+
+    parent = graph.parent(uri)
+    siblings = graph.children(parent) if parent is not None else ()
+    at = siblings.index(uri) if uri in siblings else len(siblings)
+    links: list[OutboundLink] = []
+    for link in graph.outlinks(uri):
+        if len(links) >= n:
+            break
+        if link.target in exclude:
+            continue
+        node = graph.nodes.get(link.target)
+        kind = node.kind if node is not None else "ghost"
+        title = node.title if node is not None else link.target.rsplit("/", 1)[-1]
+        links.append(
+            OutboundLink(link.target, title, link.predicate, None if kind == "note" else kind)
+        )
+    note = replace(
+        entry.note,
+        contextual_path=listed(pick(graph.contextual_path(uri))),
+        children=listed(pick(graph.children(uri))),
+        prior_siblings=listed(pick(reversed(siblings[:at]))[::-1]),
+        younger_siblings=listed(pick(siblings[at + 1 :])),
+        inbound_references=listed(pick(graph.backlinks(uri))),
+        outbound_links=tuple(links),
+    )
+    return replace(entry, note=note)
 
 
 def with_details(entry: EntryNote, details: DetailSource, limit: int) -> EntryNote:

@@ -21,6 +21,7 @@ from graphrag.eval.baselines import (
     rank_by_bm25,
     rank_by_vector,
 )
+from graphrag.eval.context import text_tokens
 from graphrag.eval.report import render_markdown, render_misses, render_text
 from graphrag.eval.run import (
     BM25System,
@@ -167,6 +168,12 @@ def test_tables_show_percentages_and_misses(tiny: VaultRAG, tmp_path: Path):
         "recall": 0.5,
         "allGold": 0.5,
         "tokens": 10.0,
+        "notes": 0.5,  # one note for s1, none for m1
+        "notesPer1k": 50.0,
+        "recallPer1k": 50.0,
+        "textTokens": 0.0,
+        "listTokens": 0.0,
+        "goldFoundAsCopy": 0,
     } in data["rows"]
 
 
@@ -245,19 +252,28 @@ class _Result:
         return self.data
 
 
+class _Words:
+    def count(self, text: str) -> int:
+        return len(text.split())
+
+
 class _QueryStub:
     """Stands in for VaultRAG.query: records the calls, answers with fixed notes."""
 
     def __init__(self) -> None:
         self.calls: list[tuple[str, int, int | None]] = []
+        self.tokenizer = _Words()
 
     def query(self, question: str, budget: int, seed: int | None = None) -> _Result:
         self.calls.append((question, budget, seed))
         return _Result(
             {
                 "query": question,
-                "entryNotes": [{"uri": "A"}, {"uri": "B"}],
-                "relatedNotes": [{"uri": "C"}, {"uri": "A"}],
+                "entryNotes": [
+                    {"uri": "A", "details": "one two", "children": [{"uri": "X", "title": "X"}]},
+                    {"uri": "B", "details": "three", "copies": [{"uri": "D", "title": "D"}]},
+                ],
+                "relatedNotes": [{"uri": "C", "details": "four"}, {"uri": "A", "details": ""}],
                 "tokens": {"budget": budget, "used": budget // 2},
             }
         )
@@ -267,7 +283,8 @@ def test_graphrag_system_collects_entry_and_related_notes():
     rag = _QueryStub()
     questions = [Question("1", "first?", ("C",), "single"), Question("2", "second?", ("A",), "s")]
     out = GraphRAGSystem(rag, seed=5).run(questions, [100, 200])  # type: ignore[arg-type]
-    assert out[100][0] == Retrieved(("A", "B", "C"), 50)
+    # uris shown, copies named, and the tokens of the notes' text and of the lists
+    assert out[100][0] == Retrieved(("A", "B", "C"), 50, ("D",), 2 + 1 + 1 + 1, 1)
     assert out[200][1].tokens == 100
     # question by question, so query mode's vector cache serves the other budgets
     assert rag.calls == [
@@ -317,10 +334,12 @@ def test_packing_follows_rank_order_skips_what_does_not_fit_and_caps_documents(
     cost = {u: tok.count(doc_json(build(u))) for u in (big, small, mid)}
     assert cost[big] > cost[small]
     # room for the small note only: the big one is skipped, the next one tried
+    text = {u: text_tokens(build(u).note.details, tok) for u in (big, small, mid)}
     packed = pack([big, small, mid], cost[small] + 5, build, tok, max_documents=10)
-    assert packed == Packed((small,), cost[small])
+    assert packed == Packed((small,), cost[small], text[small])
     everything = pack([big, small, mid], 10_000, build, tok, max_documents=10)
-    assert everything == Packed((big, small, mid), sum(cost.values()))
+    assert everything == Packed((big, small, mid), sum(cost.values()), sum(text.values()))
+    assert 0 < everything.text_tokens < everything.tokens
     assert pack([big, small, mid], 10_000, build, tok, max_documents=2).uris == (big, small)
     # a long note shows its best chunks within the related-note length, as in query mode
     note = build(big)

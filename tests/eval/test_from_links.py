@@ -128,7 +128,7 @@ def test_from_links_on_sample_vault(sample_vault: Path, tmp_path: Path):
     assert len(ten) == 10 and len({m.source for m in ten}) == 10
 
     report = run_from_links(rag, budgets=(500, 2000), limit=12)
-    assert report.systems == ("graphrag", "vector", "bm25")
+    assert report.systems == ("graphrag", "vector", "bm25", "hybrid")
     assert len(report.questions) == 12 and {q.type for q in report.questions} == {"link"}
     assert report.qa_path.startswith("from-links")
     for o in report.outcomes:

@@ -1,0 +1,68 @@
+"""What a system handed the model for one question, and what its tokens bought.
+
+A context's tokens go to note text (each note's ``details``), to the entry notes'
+lists of other notes (contextual path, children, siblings, backlinks, links) and
+to the rest of each note's metadata (uri, title, parent, relation, ...). ``eval``
+reports the shares per budget, so a change that spends the budget on names of
+notes instead of their text shows (docs/architecture.md, "Evaluation").
+
+Counts are of the JSON each part is written as, with the token counter the budget
+uses; they are a little off from the whole note's count (a token can straddle two
+parts), which is why the "other" share is the rest: ``tokens - text - lists``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from graphrag.budget import TokenCounter
+
+_COMPACT = (",", ":")
+LIST_KEYS = (
+    "contextualPath",
+    "children",
+    "priorSiblings",
+    "youngerSiblings",
+    "inboundReferences",
+    "outboundLinks",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Retrieved:
+    """The context a system returned for one question: the notes shown (``uris``),
+    the notes it names as holding the same text as one of them (``copies``), the
+    tokens it used and how many of those were note text and entry lists."""
+
+    uris: tuple[str, ...]
+    tokens: int
+    copies: tuple[str, ...] = ()
+    text_tokens: int = 0
+    list_tokens: int = 0
+
+
+def text_tokens(details: str, tokenizer: TokenCounter) -> int:
+    """Tokens of a note's details as the JSON context writes them."""
+    return tokenizer.count(json.dumps(details, ensure_ascii=False))
+
+
+def query_context(data: Mapping[str, Any], tokenizer: TokenCounter) -> Retrieved:
+    """A query-mode result's JSON (``QueryResult.to_json()``) as a ``Retrieved``."""
+    entries = list(data.get("entryNotes", []))
+    notes = [*entries, *data.get("relatedNotes", [])]
+    uris = tuple(dict.fromkeys(n["uri"] for n in notes))
+    copies = tuple(
+        dict.fromkeys(c["uri"] for n in notes for c in n.get("copies", []) if c["uri"] not in uris)
+    )
+    text = sum(text_tokens(n.get("details", ""), tokenizer) for n in notes)
+    lists = sum(
+        tokenizer.count(json.dumps({k: e[k]}, ensure_ascii=False, separators=_COMPACT))
+        for e in entries
+        for k in LIST_KEYS
+        if e.get(k)
+    )
+    used = int(data.get("tokens", {}).get("used", 0))
+    return Retrieved(uris, used, copies, text, lists)

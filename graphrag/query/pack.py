@@ -1,0 +1,400 @@
+"""Query mode's packing: which notes, in which form, fill the token budget
+(docs/architecture.md, "Query mode", step 4).
+
+Every token should buy evidence: note text, not names of notes that are not
+there. The budget is spent in this order:
+
+1. **Entries, best passages first.** The entries share ``entry_budget_share`` of
+   the budget. Each shows its best passage whole, in entry order, while that
+   share holds it; the best entry's whatever its share: it is the last thing to
+   go, weaker notes are dropped before it is cut. An entry also gets its part of
+   what is left of the share for more of its text; one that does not fit in that
+   form shows its best passage alone.
+2. **The entries' neighbours** (related notes one hop from their entry), by rank,
+   with room kept for **the best vector hit**, which comes next: structure never
+   displaces it.
+3. **The rest, fused**: the deeper related notes and the fused hybrid ranking
+   (``search.searches.fused_ranking``: vector, BM25 and graph votes) in one
+   order by reciprocal rank fusion. Two or more hops
+   out, structure is no stronger evidence than a search hit, and when the graph
+   runs out of notes the search keeps filling: a larger budget never holds less
+   evidence than ``hybrid_search`` would. A search hit is a related note with
+   the relation ``MatchesQuestion`` and itself as ``focusUri``.
+4. **Near-duplicates take one slot.** A note whose passage is already shown (90%
+   of its runs of eight words are in the context), or which holds the same text
+   as a note already in (each holds the other's passage: a duplicated folder), is
+   left out and named on that note as a copy (``copies``).
+5. **A related note's entry is in the result**: if it is not (left out for the
+   budget, or a copy), the relation is restated against the nearest note on its
+   discovery path that is; failing that the note is left out.
+6. **Lists last.** Entries' lists (contextual path, children, siblings, links,
+   backlinks) only name notes that are not in the context, and get what the notes
+   left of the budget, at most ``entry_list_limit`` names each.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from graphrag.budget import MIN_NOTE_TOKENS, TokenCounter
+from graphrag.config.focus import FocusSettings
+from graphrag.config.query import QuerySettings
+from graphrag.focus.mode import related_note
+from graphrag.focus.relations import CHILD, PARENT, classify
+from graphrag.focus.traverse import Candidate
+from graphrag.query.entry import Entry
+from graphrag.query.notes import DetailSource, entry_note, query_note, with_details, with_lists
+from graphrag.query.score import Ranked
+from graphrag.results.notes import Relation, SkippedNote, UriAndTitle
+from graphrag.results.query import EntryNote, QueryExplain, QueryNote
+from graphrag.snapshot.corpus import Corpus
+from graphrag.snapshot.graph import VaultGraph
+
+Doc = EntryNote | QueryNote
+
+CHARS_PER_TOKEN = 4  # English prose in cl100k, near enough to size an entry's share
+MAX_CHARS_PER_TOKEN = 8  # hardly any text packs more: a safe lower bound of a note's cost
+MIN_ENTRY_CHARS = 200
+
+# Near-duplicates: runs of SHINGLE words, and the share of a passage's runs that must
+# be found elsewhere. Eight words and 90% keep apart notes written from one template
+# ("This wand has 7 charges ... the *fireball* spell" / "... the *lightning bolt* spell").
+SHINGLE = 8
+COPY_SHARE = 0.9
+MIN_SHINGLES = 10  # shorter passages are cheap, and too short to call copies
+
+_WORD = re.compile(r"\w+", re.U)
+
+
+def shingles(text: str) -> frozenset[int]:
+    """Hashes of the text's runs of ``SHINGLE`` words, heading lines left out: a
+    passage shows its heading path (``Monsters (L) > Lich``) where its copy says
+    ``Lich``."""
+    prose = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+    words = _WORD.findall(prose.casefold())
+    return frozenset(hash(tuple(words[i : i + SHINGLE])) for i in range(len(words) - SHINGLE + 1))
+
+
+@dataclass
+class Packing:
+    """The budget as it is spent: documents in output order, their costs, and what
+    was left out. ``body`` gives a note's whole text (for finding copies)."""
+
+    budget: int
+    render: Callable[[Doc, int], str]
+    tokenizer: TokenCounter
+    max_documents: int
+    body: Callable[[str], str] | None = None
+    docs: list[Doc] = field(default_factory=list)
+    costs: list[int] = field(default_factory=list)
+    skipped: list[SkippedNote] = field(default_factory=list)
+    _shown: list[frozenset[int]] = field(default_factory=list)
+    _bodies: dict[str, frozenset[int]] = field(default_factory=dict)
+
+    @property
+    def used(self) -> int:
+        return sum(self.costs)
+
+    held: tuple[int, int] = (0, 0)  # tokens and slots kept for a note to come
+
+    @property
+    def left(self) -> int:
+        return self.budget - self.used - self.held[0]
+
+    @property
+    def full(self) -> bool:
+        return len(self.docs) + self.held[1] >= self.max_documents or self.left < MIN_NOTE_TOKENS
+
+    def uris(self) -> set[str]:
+        return {d.uri for d in self.docs}
+
+    def named(self) -> set[str]:
+        """Every note the context names: the documents and their copies."""
+        return self.uris() | {c.uri for d in self.docs for c in d.copies}
+
+    def cost(self, doc: Doc, position: int | None = None) -> int:
+        at = len(self.docs) + 1 if position is None else position
+        return self.tokenizer.count(self.render(doc, at))
+
+    def skip(self, uri: str, title: str, reason: str, tokens: int | None = None) -> None:
+        self.skipped.append(SkippedNote(uri, title, reason, tokens))
+
+    def add(self, doc: Doc, record: bool = True) -> bool:
+        """Add ``doc`` if it fits what is left; else note it as skipped (``record``)."""
+        tokens = self.cost(doc)
+        if tokens > self.left:
+            if record:
+                self.skip(doc.uri, doc.title, "budget", tokens)
+            return False
+        self.docs.append(doc)
+        self.costs.append(tokens)
+        self._shown.append(shingles(doc.note.details))
+        return True
+
+    def add_new(self, doc: Doc) -> bool:
+        """Add ``doc``, unless its text is already in the context: then name it on the
+        document that holds it (if the longer form fits) and leave it out."""
+        at = self.copy_of(doc)
+        if at is None:
+            return self.add(doc)
+        holder = self.docs[at]
+        if any(c.uri == doc.uri for c in holder.copies) or self.replace(
+            at, replace(holder, copies=(*holder.copies, UriAndTitle(doc.uri, doc.title)))
+        ):
+            self.skip(doc.uri, doc.title, f"copy of {holder.uri}")
+            return True
+        self.skip(doc.uri, doc.title, "budget")
+        return False
+
+    def copy_of(self, doc: Doc) -> int | None:
+        """The position of the document already holding ``doc``'s passage, or None."""
+        mine = shingles(doc.note.details)
+        if len(mine) < MIN_SHINGLES or not self.docs:
+            return None
+        need = COPY_SHARE * len(mine)
+        overlap = [len(mine & shown) for shown in self._shown]
+        if sum(overlap) >= need and len(mine & frozenset().union(*self._shown)) >= need:
+            return max(range(len(overlap)), key=overlap.__getitem__)
+        if self.body is None:
+            return None
+        theirs_in_mine: frozenset[int] | None = None
+        for at, other in enumerate(self.docs):
+            if len(mine & self._body(other.uri)) < need:
+                continue
+            # Each holds the other's passage: the same text in two notes.
+            theirs = self._shown[at]
+            if theirs_in_mine is None:
+                theirs_in_mine = self._body(doc.uri)
+            if len(theirs) >= MIN_SHINGLES and len(theirs & theirs_in_mine) >= (
+                COPY_SHARE * len(theirs)
+            ):
+                return at
+        return None
+
+    def replace(self, at: int, doc: Doc) -> bool:
+        """Put ``doc`` in place of document ``at`` if the difference fits."""
+        tokens = self.cost(doc, at + 1)
+        if tokens - self.costs[at] > self.left:
+            return False
+        self.docs[at] = doc
+        self.costs[at] = tokens
+        return True
+
+    def _body(self, uri: str) -> frozenset[int]:
+        got = self._bodies.get(uri)
+        if got is None:
+            got = self._bodies[uri] = shingles(self.body(uri)) if self.body else frozenset()
+        return got
+
+
+@dataclass(frozen=True)
+class Packer:
+    """One query's notes and settings; ``pack`` spends the budget on them."""
+
+    graph: VaultGraph
+    corpus: Corpus
+    details: DetailSource
+    qs: QuerySettings
+    fs: FocusSettings
+    sims: np.ndarray
+    explain: bool = False
+
+    def pack(
+        self,
+        packing: Packing,
+        entries: Sequence[Entry],
+        ranked: Sequence[Ranked],
+        hits: Sequence[str],
+        best_hit: str | None,
+        budget: int,
+    ) -> Packing:
+        """Entries, their neighbours, the fused rest, then lists (see the module)."""
+        self.pack_entries(packing, entries, budget)
+        pinned = self.pinned(packing, ranked, best_hit)
+        if pinned is not None:  # its room is kept while the neighbours are packed
+            packing.held = (packing.cost(pinned), 1)
+        others = [r for r in ranked if pinned is None or r.found.cand.uri != pinned.uri]
+        self.pack_related(packing, [r for r in others if r.found.cand.depth <= 1])
+        if pinned is not None:
+            packing.held = (0, 0)
+            if pinned.uri not in packing.named():
+                packing.add_new(pinned)
+        far = [r for r in others if r.found.cand.depth > 1]
+        self.pack_related(packing, fuse(far, hits, self.qs.rrf_k))
+        self.pack_lists(packing)
+        return packing
+
+    def pinned(
+        self, packing: Packing, ranked: Sequence[Ranked], best_hit: str | None
+    ) -> Doc | None:
+        """The best vector hit, if it is not in yet, in the form it will be shown:
+        structure never displaces it (a note found by the graph too keeps its relation)."""
+        if best_hit is None or best_hit in packing.named():
+            return None
+        for item in ranked:
+            if item.found.cand.uri == best_hit:
+                restated = restate(self.graph, item, packing.uris())
+                if restated is not None:
+                    return query_note(self.graph, restated, self.details, self.fs, self.explain)
+                break
+        doc = self.search_note(best_hit)
+        return None if packing.copy_of(doc) is not None else doc
+
+    # -- entries ------------------------------------------------------------------------
+    def pack_entries(self, packing: Packing, entries: Sequence[Entry], budget: int) -> None:
+        total = budget * self.qs.entry_budget_share
+        spent = 0
+        for n, e in enumerate(entries):
+            title = self.graph.info(e.uri).title
+            if len(packing.docs) >= packing.max_documents:
+                packing.skip(e.uri, title, "max_documents")
+                continue
+            share = (total - spent) / (len(entries) - n)
+            bare = entry_note(self.graph, e, self.details, self.qs, 0, self.explain)
+            overhead = packing.cost(bare)
+            room = int((share - overhead) * CHARS_PER_TOKEN)
+            limit = max(min(self.qs.entry_truncate_length, room), MIN_ENTRY_CHARS)
+            passage = self.details.passage_chars(e.uri)
+            # Best passages whole, in entry order, while the entries' share holds them;
+            # the best entry's whatever its share: it is the last thing to go.
+            if n == 0 or overhead + passage / CHARS_PER_TOKEN <= total - spent:
+                limit = max(limit, passage)
+            doc = with_details(bare, self.details, limit)
+            before = packing.used
+            if packing.copy_of(doc) is not None:
+                packing.add_new(doc)
+            elif not packing.add(doc, record=False):
+                for smaller in (passage, MIN_ENTRY_CHARS):
+                    if smaller < limit:
+                        doc = with_details(bare, self.details, smaller)
+                        if packing.add(doc, record=False):
+                            break
+                else:
+                    packing.skip(e.uri, title, "budget", packing.cost(doc))
+            spent += packing.used - before
+
+    # -- related notes and search hits --------------------------------------------------
+    def pack_related(self, packing: Packing, order: Iterable[Ranked | str]) -> None:
+        for item in order:
+            uri = _uri(item)
+            title = self.graph.info(uri).title
+            if packing.full:
+                if not self.explain:
+                    break
+                reason = "max_documents" if len(packing.docs) >= packing.max_documents else "budget"
+                packing.skip(uri, title, reason)
+                continue
+            present = packing.named()
+            if uri in present:
+                continue
+            i = self.corpus.index_of.get(uri)
+            chars = (
+                min(int(self.corpus.body_chars[i]), self.fs.truncate_length) if i is not None else 0
+            )
+            if chars // MAX_CHARS_PER_TOKEN > packing.left:  # surely too big: not built
+                packing.skip(uri, title, "budget")
+                continue
+            if isinstance(item, str):
+                packing.add_new(self.search_note(item))
+                continue
+            restated = restate(self.graph, item, packing.uris())
+            if restated is None:
+                packing.skip(uri, title, "its entry is not in the result")
+                continue
+            packing.add_new(query_note(self.graph, restated, self.details, self.fs, self.explain))
+
+    def search_note(self, uri: str) -> QueryNote:
+        """A note found by its own match with the question, not through the graph."""
+        text, cut = self.details(uri, self.fs.truncate_length)
+        cand = Candidate(uri, 0, (), (), uri, Relation.MatchesQuestion, 0)
+        note = related_note(self.graph, cand, text, cut)
+        me = UriAndTitle(uri, note.title)
+        explain = None
+        if self.explain:
+            i = self.corpus.index_of.get(uri)
+            sim = float(self.sims[i]) if i is not None else 0.0
+            explain = QueryExplain(sim, 0.0, sim, 0.0, {}, 0, "hybrid search")
+        return QueryNote(note, me, (), 0, (me,), explain)
+
+    # -- lists --------------------------------------------------------------------------
+    def pack_lists(self, packing: Packing) -> None:
+        """Each entry's lists, best entry first: the most names per list that fit."""
+        for at, doc in enumerate(packing.docs):
+            if not isinstance(doc, EntryNote):
+                continue
+            exclude = packing.named()
+            lo, hi = 1, self.qs.entry_list_limit
+            while lo <= hi:  # each size that fits replaces the last: the largest stays
+                mid = (lo + hi) // 2
+                if packing.replace(at, with_lists(self.graph, doc, exclude, mid)):
+                    lo = mid + 1
+                else:
+                    hi = mid - 1
+
+
+def search_hits(
+    graph: VaultGraph, corpus: Corpus, fused: Sequence[int], evidence: np.ndarray, seeds: int
+) -> list[str]:
+    """The notes of the fused hybrid ranking (indices, best first) that query mode may
+    show as search hits. A hit needs evidence, as an entry does: its own text
+    (``evidence``, ``entry.text_evidence``), or a link to or from one of the best
+    ``seeds`` hits that have it (the hybrid ranking's graph votes, minus the votes a
+    hit casts for itself)."""
+    voters = [corpus.uris[i] for i in fused if evidence[i]][:seeds]
+    linked = set().union(*(graph.neighbours(u) for u in voters))
+    return [corpus.uris[i] for i in fused if evidence[i] or corpus.uris[i] in linked]
+
+
+def _uri(item: Ranked | str) -> str:
+    return item if isinstance(item, str) else item.found.cand.uri
+
+
+def fuse(ranked: Sequence[Ranked], hits: Sequence[str], k: int) -> list[Ranked | str]:
+    """Related notes and search hits in one order, by reciprocal rank fusion of the
+    two rankings (``1 / (k + rank)`` from each; ties keep the related note first).
+    A note in both stays a related note: its relation says more."""
+    score: dict[str, float] = {}
+    first: dict[str, Ranked | str] = {}
+    rankings: tuple[Sequence[Ranked | str], ...] = (ranked, hits)
+    for ranking in rankings:
+        for rank, item in enumerate(ranking, start=1):
+            uri = _uri(item)
+            score[uri] = score.get(uri, 0.0) + 1.0 / (k + rank)
+            first.setdefault(uri, item)
+    order = sorted(first, key=lambda u: -score[u])  # stable: discovery order on ties
+    return [first[u] for u in order]
+
+
+def restate(graph: VaultGraph, item: Ranked, present: set[str]) -> Ranked | None:
+    """``item`` as reached from the nearest note on its discovery path that is in
+    ``present`` (its entry, or a note between), or None when none is."""
+    f = item.found
+    c = f.cand
+    if c.origin in present:
+        return item
+    for k in range(len(c.via) - 1, -1, -1):
+        step = c.via[k]
+        if step not in present:
+            continue
+        hops = c.hops[k + 1 :]
+        prior = False
+        if hops == (PARENT, CHILD):  # a sibling: before or after the note it went up from
+            parent = graph.parent(step)
+            kids = graph.children(parent) if parent is not None else ()
+            if step in kids and c.uri in kids:
+                prior = kids.index(c.uri) < kids.index(step)
+        cand = replace(
+            c,
+            depth=len(hops),
+            hops=hops,
+            via=c.via[k + 1 :],
+            origin=step,
+            relation=classify(hops, prior),
+        )
+        found = replace(f, cand=cand, path=(step, *c.via[k + 1 :], c.uri), how="")
+        return Ranked(found, item.explain)
+    return None

@@ -1,0 +1,302 @@
+"""Query mode's packing rules (graphrag/query/pack.py), one fixture vault each:
+entry lists that only name notes outside the context, the best entry's best passage
+kept whole, the best vector hit kept, copies folded, search hits when the graph has
+nothing, and every related note's entry in the result."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from graphrag.api import VaultRAG
+from graphrag.eval.context import query_context
+from graphrag.focus.traverse import Candidate
+from graphrag.query.pack import fuse, restate, shingles
+from graphrag.query.render import doc_json, render_prompt
+from graphrag.query.score import Found, Ranked
+from graphrag.results.notes import Relation
+from graphrag.results.query import EntryNote, QueryNote, QueryResult
+from tests.support.fakes import HashEmbedder
+from tests.support.query_vault import DIM, json_tokens, make_rag, uris
+
+LIST_KEYS = (
+    "contextualPath",
+    "children",
+    "priorSiblings",
+    "youngerSiblings",
+    "inboundReferences",
+    "outboundLinks",
+)
+
+
+def _all_notes(result: QueryResult) -> list[EntryNote | QueryNote]:
+    return [*result.entries, *result.related]
+
+
+@pytest.fixture
+def sample_rag(sample_vault: Path, tmp_path: Path) -> VaultRAG:
+    return VaultRAG.open(sample_vault, index_dir=tmp_path / "idx", embedder=HashEmbedder(DIM))
+
+
+# -- an entry with 40 siblings ----------------------------------------------------------------
+def _spells() -> dict[str, str]:
+    # Every sibling is some evidence (fire, damage), none is the answer.
+    files = {
+        f"Spells/Spell {i:02d}.md": f"# Spell {i:02d}\n\nHow much fire damage does this charm do? Little. "
+        + " ".join(f"w{i}x{j}" for j in range(12))
+        + "\n"
+        for i in range(40)
+    }
+    files["Spells/Fireball.md"] = (
+        "# Fireball\n\nA bright streak of flame explodes: fireball damage is eight dice of fire "
+        "in a twenty foot radius sphere, a dexterity save halves it.\n"
+    )
+    return files
+
+
+def test_an_entry_with_40_siblings_at_1000_tokens_spends_the_budget_on_text(tmp_path):
+    rag = make_rag(tmp_path, _spells())
+    result = rag.query("how much fire damage does a fireball do", budget=1000, seed=0)
+    assert uris(result.entries)[0] == "Spells/Fireball"
+    data = result.to_json()
+    in_context = {n["uri"] for n in [*data["entryNotes"], *data["relatedNotes"]]}
+    limit = rag.settings.query.entry_list_limit
+    for entry in data["entryNotes"]:
+        for key in LIST_KEYS:
+            named = [item["uri"] for item in entry[key]]
+            # lists only name notes the context does not hold, and never more than the limit
+            assert not set(named) & in_context, key
+            assert len(named) <= limit
+    # A list of 40 sibling titles would be most of the budget; here the notes' text is.
+    context = query_context(data, rag.tokenizer)
+    assert context.tokens <= 1000 and context.tokens == json_tokens(rag, result)
+    assert context.text_tokens > 2 * context.list_tokens
+    # The notes fill the budget; the lists only get what no further note could use.
+    spells = [d for d in result.related if d.uri.startswith("Spells/Spell")]
+    assert len(_all_notes(result)) >= 5 and spells
+    count = rag.tokenizer.count
+    smallest = min(count(doc_json(d)) for d in spells)
+    bare = (
+        replace(e, note=replace(e.note, contextual_path=(), children=(), prior_siblings=()))
+        for e in result.entries
+    )
+    bare = (
+        replace(b, note=replace(b.note, younger_siblings=(), inbound_references=())) for b in bare
+    )
+    bare = (replace(b, note=replace(b.note, outbound_links=())) for b in bare)
+    lists = sum(
+        count(doc_json(e)) - count(doc_json(b)) for e, b in zip(result.entries, bare, strict=True)
+    )
+    assert lists > 0
+    assert lists + (1000 - result.tokens_used) < smallest
+    explained = rag.query(
+        "how much fire damage does a fireball do", budget=1000, seed=0, explain=True
+    )
+    assert any(s.reason == "budget" for s in explained.skipped or ())
+
+
+def test_lists_grow_with_the_budget_up_to_the_limit(tmp_path):
+    question = "how much fire damage does a fireball do"
+    small = make_rag(tmp_path / "s", _spells()).query(question, budget=1000, seed=0)
+    # Three notes at most: the rest of a large budget is left to the lists.
+    capped = make_rag(tmp_path / "l", _spells(), query={"max_documents": 3})
+    large = capped.query(question, budget=20_000, seed=0)
+    limit = capped.settings.query.entry_list_limit
+    # "Fireball" sorts before "Spell 00": every sibling is a younger one
+    assert len(small.entries[0].note.younger_siblings) < limit
+    assert len(large.entries[0].note.younger_siblings) == limit
+
+
+# -- the best entry's best passage --------------------------------------------------------------
+PASSAGE = (
+    "We offer full refunds within seven days of purchase for the sync and publish services. "
+    "Catalyst licenses and commercial licenses are not refundable because they support "
+    "development and are not services. Credit is not refundable either."
+)
+
+
+def _refunds() -> dict[str, str]:
+    other = " ".join(f"Section text {i} about billing history and invoices." for i in range(60))
+    files = {
+        "Refund policy.md": f"# Refund policy\n\n## Terms\n\n{PASSAGE}\n\n## Other\n\n{other}\n",
+    }
+    for name in ("Sync", "Publish", "Credit", "Store"):
+        files[f"{name}.md"] = (
+            f"# {name}\n\nThe {name.lower()} service purchase page. [[Refund policy]]\n"
+        )
+    return files
+
+
+def test_the_best_entrys_best_passage_is_whole_at_a_small_budget(tmp_path):
+    rag = make_rag(tmp_path, _refunds())
+    for budget in (300, 400, 600, 800):
+        for output in ("json", "prompt"):
+            result = rag.query(
+                "can I get a refund for my catalyst license", budget=budget, seed=0, output=output
+            )
+            best = result.entries[0]
+            assert best.uri == "Refund policy"
+            assert PASSAGE in best.note.details, (budget, output)
+            assert result.tokens_used <= budget
+
+
+# -- the best vector hit -------------------------------------------------------------------------
+def _hub_and_brine() -> dict[str, str]:
+    parts = {
+        f"Part {i}.md": f"# Part {i}\n\n" + " ".join(f"item{i}x{j}" for j in range(60)) + "\n"
+        for i in range(30)
+    }
+    links = " ".join(f"[[Part {i}]]" for i in range(30))
+    return {
+        **parts,
+        "Planner.md": f"# Planner\n\nThe summer plan. {links}\n",
+        "Dairy Log.md": "# Dairy Log\n\nThe brine bath is kept at twenty percent salt strength.\n",
+    }
+
+
+def test_a_single_note_questions_best_vector_hit_is_never_displaced_by_structure(tmp_path):
+    # Entries only by name: the question names Planner, whose 30 links fill any budget.
+    rag = make_rag(tmp_path, _hub_and_brine(), query={"vector_entry_count": 0})
+    question = "Planner: what salt strength is the brine bath kept at?"
+    for budget in (600, 1000, 2000):
+        result = rag.query(question, budget=budget, seed=0)
+        assert uris(result.entries) == ["Planner"]
+        related = {n.uri: n for n in result.related}
+        assert "Dairy Log" in related, budget
+        assert related["Dairy Log"].note.relation == Relation.MatchesQuestion
+        assert related["Dairy Log"].focus.uri == "Dairy Log"  # found by its own match
+    # the links still fill the rest
+    assert sum(n.note.relation == Relation.Object for n in result.related) >= 5
+
+
+# -- a duplicated folder ----------------------------------------------------------------------------
+GHOUL = (
+    "Claws. Melee weapon attack, reach five feet, one target. If the target is a creature other "
+    "than an elf or undead, it must succeed on a constitution saving throw or be paralyzed for "
+    "one minute, repeating the save at the end of each of its turns."
+)
+
+
+def _monsters() -> dict[str, str]:
+    # The aggregate holds the ghoul's text among other monsters' (as in dnd-srd-wiki).
+    # Long sections, so the ghoul's is a chunk of its own there too.
+    others = "".join(
+        f"## {name}\n\n" + " ".join(f"{name.lower()}{j}" for j in range(300)) + "\n\n"
+        for name in ("Gargoyle", "Gelatin", "Ghast", "Giant", "Gnoll", "Goblin")
+    )
+    return {
+        "Monsters/Ghoul.md": f"# Ghoul\n\nMedium undead.\n\n## Actions\n\n{GHOUL}\n",
+        "Monsters (Alt)/Monsters G.md": (
+            f"# Monsters G\n\n## Ghoul\n\nMedium undead.\n\n### Actions\n\n{GHOUL}\n\n{others}"
+        ),
+        "Wands/Wand of Fireballs.md": (
+            "# Wand of Fireballs\n\nThis wand has seven charges. While holding it you can use an "
+            "action to expend one or more of its charges to cast the fireball spell from it.\n"
+        ),
+        "Wands/Wand of Lightning Bolts.md": (
+            "# Wand of Lightning Bolts\n\nThis wand has seven charges. While holding it you can use "
+            "an action to expend one or more of its charges to cast the lightning bolt spell from it.\n"
+        ),
+    }
+
+
+def test_a_duplicated_folder_takes_one_slot_and_names_the_copy(tmp_path):
+    rag = make_rag(tmp_path, _monsters())
+    result = rag.query("ghoul claws paralyzed saving throw", budget=2000, seed=0, explain=True)
+    shown = uris(_all_notes(result))
+    assert ("Monsters/Ghoul" in shown) != ("Monsters (Alt)/Monsters G" in shown)
+    holder = next(d for d in _all_notes(result) if d.uri in shown and "Ghoul" in d.note.details)
+    copy = ({"Monsters/Ghoul", "Monsters (Alt)/Monsters G"} - {holder.uri}).pop()
+    assert [c.uri for c in holder.copies] == [copy]
+    assert holder.to_json()["copies"] == [{"uri": copy, "title": copy.rsplit("/", 1)[-1]}]
+    assert (copy, f"copy of {holder.uri}") in {(s.uri, s.reason) for s in result.skipped or ()}
+    # the prompt names the copy, and eval counts it as retrieved (its text is there)
+    prompt = rag.query("ghoul claws paralyzed saving throw", budget=2000, seed=0, output="prompt")
+    assert f"Same text in: {copy.rsplit('/', 1)[-1]} ({copy})" in render_prompt(prompt)
+    assert copy in query_context(result.to_json(), rag.tokenizer).copies
+
+
+def test_notes_written_from_one_template_are_not_copies(tmp_path):
+    rag = make_rag(tmp_path, _monsters())
+    result = rag.query("wand charges cast a spell", budget=2000, seed=0)
+    shown = uris(_all_notes(result))
+    assert {"Wands/Wand of Fireballs", "Wands/Wand of Lightning Bolts"} <= set(shown)
+    assert not any(d.copies for d in _all_notes(result))
+
+
+def test_shingles_ignore_headings_and_case():
+    text = "one two three four five six seven eight nine"
+    assert shingles(f"## Monsters (L) > Lich\n{text}") == shingles(f"# Lich\n{text.upper()}")
+    assert len(shingles(text)) == 2 and shingles("too short") == frozenset()
+
+
+# -- search hits when the graph has nothing -------------------------------------------------------
+def test_search_hits_fill_the_budget_when_the_graph_finds_nothing(tmp_path):
+    files = {
+        "Soup.md": "# Soup\n\nLentil soup recipe with onions.\n",
+        "Stew.md": "# Stew\n\nLentil stew recipe with onions and carrots.\n",
+        "Dal.md": "# Dal\n\nRed lentil dal recipe.\n",
+        "Oslo.md": "# Oslo\n\nFjords and ferries.\n",
+    }
+    off = {"max_hops": 0, "path_expansion_enabled": False, "tag_expansion_enabled": False}
+    rag = make_rag(tmp_path, files, query={"vector_entry_count": 1, **off})
+    result = rag.query("lentil recipe with onions", budget=4000, seed=0)
+    assert len(result.entries) == 1
+    hits = {n.uri: n for n in result.related}
+    assert set(hits) == {"Soup", "Stew", "Dal"} - set(uris(result.entries))
+    assert all(n.note.relation == Relation.MatchesQuestion for n in hits.values())
+    assert all(n.focus.uri == n.uri and n.distance == 0 for n in hits.values())
+    assert "Oslo" not in hits  # no evidence: not a word of the question, no link
+
+
+def test_fuse_alternates_two_rankings_and_keeps_a_related_note_over_its_hit():
+    class _R:  # the part of a Ranked that fuse reads
+        def __init__(self, uri: str) -> None:
+            self.found = type("F", (), {"cand": type("C", (), {"uri": uri})()})()
+
+    a, b = _R("A"), _R("B")
+    order = fuse([a, b], ["X", "B", "Y"], k=60)  # type: ignore[list-item]
+    assert [o if isinstance(o, str) else o.found.cand.uri for o in order] == ["B", "A", "X", "Y"]
+    assert order[0] is b  # in both: it stays the related note
+
+
+# -- a related note's entry is in the result ---------------------------------------------------------
+QUESTIONS = (
+    "Who runs the aging cellar?",
+    "Where does the hut's water come from?",
+    "What salt strength is the brine kept at?",
+    "Who is the warden of the Gamsjoch hut?",
+    "When is the Alpabzug festival?",
+)
+
+
+def test_every_related_notes_focus_is_in_the_result_at_small_budgets(sample_rag):
+    for question in QUESTIONS:
+        for budget in range(300, 520, 20):
+            for output in ("json", "prompt"):
+                result = sample_rag.query(question, budget=budget, seed=0, output=output)
+                present = set(uris(_all_notes(result)))
+                for note in result.related:
+                    assert note.focus.uri in present, (question, budget, note.uri)
+                    assert note.path[0].uri == note.focus.uri and note.path[-1].uri == note.uri
+
+
+def test_restating_a_relation_against_a_note_on_its_path(sample_rag):
+    result = sample_rag.query("Who is the warden of the Gamsjoch hut?", budget=20_000, seed=0)
+    deep = [n for n in result.related if n.distance == 2 and n.note.relation != Relation.SharesTag]
+    assert deep
+    for note in deep[:5]:
+        path = [p.uri for p in note.path]
+        hops = note.note.hops
+        cand = Candidate(note.uri, 2, hops, tuple(path[1:-1]), path[0], note.note.relation, 0)
+        item = Ranked(Found(cand, True, tuple(path), ""), None)  # type: ignore[arg-type]
+        # the entry is missing, the note between is present: one hop from it
+        again = restate(sample_rag.graph, item, {path[1]})
+        assert again is not None
+        assert again.found.cand.origin == path[1] and again.found.cand.depth == 1
+        assert again.found.cand.hops == hops[1:]
+        assert again.found.path == (path[1], note.uri)
+        assert restate(sample_rag.graph, item, set()) is None
+        assert restate(sample_rag.graph, item, {path[0]}) is item
