@@ -19,6 +19,7 @@ Usage::
 
     python benchmarks/bench_ask.py [--notes 10000] [--requests 300] [--warmup 30]
                                    [--work /tmp/bench-server]
+    python benchmarks/bench_ask.py --smoke --work DIR   # 300 notes, 10 questions (CI)
 
 Only loopback traffic; every loop is bounded.
 """
@@ -90,7 +91,12 @@ def main() -> None:
     ap.add_argument("--warmup", type=int, default=30)
     ap.add_argument("--work", type=Path, default=Path("/tmp/bench-server"))
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--smoke", action="store_true", help="300 notes, 10 questions: the script works (CI)"
+    )
     args = ap.parse_args()
+    if args.smoke:
+        args.notes, args.requests, args.warmup = 300, 10, 2
 
     vault = generated_vault(args.work / f"vault-{args.notes}", args.notes)
     index_dir = args.work / f"index-{args.notes}"

@@ -72,3 +72,8 @@ def test_bench_memory() -> None:
 def test_bench_tail() -> None:
     out = bench("benchmarks/bench_tail.py", "--smoke")
     assert "| query |" in out and "choosing snippets" in out
+
+
+def test_bench_ask(tmp_path: Path) -> None:
+    out = bench("benchmarks/bench_ask.py", "--smoke", "--work", str(tmp_path))
+    assert "300 notes, 10 questions each" in out and "| `/ask` to first `delta` |" in out
