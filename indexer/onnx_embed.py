@@ -22,7 +22,8 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +34,10 @@ from .onnx_export import export_model
 from .onnx_model import EXPORT_FORMAT, GRAPH, OnnxModel, open_export
 
 log = logging.getLogger(__name__)
+
+# Padded tokens in one run: 8 chunks of 256 tokens. Larger batches were no faster here
+# and a run's memory grows with them (16 x 256 tokens: +200 MB).
+TOKENS_PER_BATCH = 2048
 
 
 def default_cache_dir() -> Path:
@@ -66,13 +71,15 @@ class OnnxEmbedder:
         model: str = DEFAULT_MODEL,
         batch_size: int = 32,
         cache_dir: str | os.PathLike[str] = "",
-        threads: int = 0,
+        workers: int = 0,
         export: bool = True,
     ) -> None:
         self.name = model
         self.batch_size = max(1, int(batch_size))
         self.cache_dir = Path(cache_dir).expanduser() if str(cache_dir) else default_cache_dir()
-        self.threads = threads
+        # Batches run side by side on this many threads (0: one per CPU, at most 4),
+        # each on one ONNX Runtime thread.
+        self.workers = workers or min(os.cpu_count() or 1, 4)
         self.export = export
         self.dim = 384 if model.lower() in BUNDLED_NAMES else 0
         self._model: OnnxModel | None = None
@@ -103,12 +110,12 @@ class OnnxEmbedder:
         with self._lock:
             if self._model is None:
                 source, folder, fingerprint = self._locate()
-                model = open_export(folder, self.threads)
+                model = open_export(folder)
                 if model is None:
                     if not self.export:
                         raise ModelFileError(folder / GRAPH, "missing (exporting is turned off)")
                     export_model(source, folder, fingerprint, log.warning)
-                    model = open_export(folder, self.threads)
+                    model = open_export(folder)
                     assert model is not None
                 self._model = model
                 self.dim = int(model.session.get_outputs()[0].shape[-1] or self.dim)
@@ -121,11 +128,40 @@ class OnnxEmbedder:
             return np.zeros((0, self.dim or 384), dtype=np.float32)
         model = self.load()
         encodings = model.encode(texts)
-        order = sorted(range(len(texts)), key=lambda i: -len(encodings[i].ids))
+        groups = batches([len(e.ids) for e in encodings], self.batch_size)
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for start in range(0, len(order), self.batch_size):
-            idx = order[start : start + self.batch_size]
-            out[idx] = model.run_encoded([encodings[i] for i in idx])
-            if progress is not None:
-                progress(len(idx))
+
+        def run(idx: list[int]) -> np.ndarray:
+            return model.run_encoded([encodings[i] for i in idx], shrink=len(groups) > 1)
+
+        workers = min(len(groups), self.workers)
+        if workers <= 1:
+            results: Iterable[np.ndarray] = map(run, groups)
+        else:
+            pool = ThreadPoolExecutor(workers, thread_name_prefix="onnx-embed")
+            results = pool.map(run, groups)
+        try:
+            for idx, vectors in zip(groups, results, strict=True):
+                out[idx] = vectors
+                if progress is not None:
+                    progress(len(idx))
+        finally:
+            if workers > 1:
+                pool.shutdown(cancel_futures=True)
         return normalise(out)
+
+
+def batches(lengths: Sequence[int], most: int, tokens: int = TOKENS_PER_BATCH) -> list[list[int]]:
+    """Indexes of texts grouped for embedding: longest first, so little padding, and each
+    group at most ``most`` texts and ``tokens`` tokens once padded (a group of long chunks
+    is small, which bounds the memory one run takes; one of questions is large)."""
+    order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
+    groups: list[list[int]] = []
+    for i in order:
+        group = groups[-1] if groups else None
+        # Longest first: the group's first text sets its padded width.
+        if group and len(group) < most and (len(group) + 1) * lengths[group[0]] <= tokens:
+            group.append(i)
+        else:
+            groups.append([i])
+    return groups

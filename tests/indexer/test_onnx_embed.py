@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from indexer.errors import ConfigError, ModelFileError
-from indexer.onnx_embed import OnnxEmbedder, default_cache_dir
+from indexer.onnx_embed import OnnxEmbedder, batches, default_cache_dir
 from tests.support.tiny_onnx import DIM, expected, write_tiny_export
 
 TEXTS = ["alpha beta", "gamma", "", "delta epsilon zeta alpha", "ALPHA unknown beta", "beta"]
@@ -148,3 +148,28 @@ def test_a_damaged_export_is_an_error_naming_the_file_and_the_fix(
     assert problem in message and f"delete {folder}" in message
     # Never re-exported over the damage behind the user's back.
     assert tiny._model is None
+
+
+def test_batches_are_longest_first_and_bounded_in_texts_and_padded_tokens() -> None:
+    lengths = [10, 256, 30, 256, 200, 12, 11]
+    groups = batches(lengths, most=3, tokens=600)
+    assert sorted(i for g in groups for i in g) == list(range(len(lengths)))
+    assert groups == [[1, 3], [4, 2, 5], [6, 0]]
+    for group in groups:
+        assert len(group) <= 3 and len(group) * max(lengths[i] for i in group) <= 600
+    # One text longer than the budget still gets a batch of its own.
+    assert batches([5000, 1], most=8, tokens=100) == [[0], [1]]
+
+
+def test_one_worker_or_several_give_the_same_vectors(model_dir: Path, tmp_path: Path) -> None:
+    texts = TEXTS * 5
+    outs = []
+    for workers in (1, 3):
+        embedder = OnnxEmbedder(str(model_dir), 2, tmp_path / "c", workers=workers)
+        if not embedder.folder().exists():
+            write_tiny_export(embedder.folder())
+        seen: list[int] = []
+        outs.append(embedder.embed(texts, seen.append))
+        assert sum(seen) == len(texts) and len(seen) == 15
+    np.testing.assert_array_equal(outs[0], outs[1])
+    np.testing.assert_allclose(outs[0], expected(texts), atol=1e-6)
