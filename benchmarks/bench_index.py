@@ -12,6 +12,7 @@ in a temp dir (the shared vaults are read-only, and one note gets edited):
 Usage::
 
     python benchmarks/bench_index.py [VAULT ...] [--skip-embed] [--out FILE]
+        [--backend auto|onnx|torch] [--dtype auto|float32|bfloat16]
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from indexer import build_index, load_index, parse_vault  # noqa: E402
-from indexer.embed import SentenceTransformerEmbedder  # noqa: E402
+from indexer.config import EmbeddingSettings  # noqa: E402
+from indexer.embed import Embedder, make_embedder  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "vaults"
 
@@ -42,7 +44,7 @@ def timed(fn, repeat: int = 1) -> tuple[float, object]:
     return statistics.median(times), result
 
 
-def bench_vault(vault: Path, embedder: SentenceTransformerEmbedder | None) -> dict:
+def bench_vault(vault: Path, embedder: Embedder | None) -> dict:
     work = Path(tempfile.mkdtemp(prefix="bench-index-"))
     try:
         copy = work / "vault"
@@ -99,14 +101,19 @@ def main() -> None:
     parser.add_argument("vaults", nargs="*", type=Path)
     parser.add_argument("--skip-embed", action="store_true", help="parse+graph only")
     parser.add_argument("--out", type=Path, help="append the Markdown table to this file")
+    parser.add_argument(
+        "--backend", default="auto", help="embedding.backend (auto, onnx, torch, ...)"
+    )
+    parser.add_argument("--dtype", default="auto", help="embedding.dtype (torch backend)")
     args = parser.parse_args()
     vaults = args.vaults or sorted(p for p in SHARED.iterdir() if p.is_dir() and p.name[0] != "_")
     embedder = None
     if not args.skip_embed:
-        embedder = SentenceTransformerEmbedder()
+        embedder = make_embedder(EmbeddingSettings(backend=args.backend, dtype=args.dtype))
         start = time.perf_counter()
-        embedder.load()
-        print(f"model load {time.perf_counter() - start:.1f} s ({embedder.effective_dtype})")
+        embedder.load()  # type: ignore[attr-defined]
+        kind = f"{getattr(embedder, 'backend', '?')} {getattr(embedder, 'effective_dtype', '?')}"
+        print(f"model load {time.perf_counter() - start:.1f} s ({kind})")
     rows = []
     for vault in vaults:
         row = bench_vault(vault, embedder)
