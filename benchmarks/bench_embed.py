@@ -91,7 +91,6 @@ def agreement(args: argparse.Namespace) -> None:
     made = backends(names, args.onnx_dir)
     chosen = args.sets.split(",") if args.sets else list(SETS)
     work = Path(tempfile.mkdtemp(prefix="bench-embed-"))
-    questions_all: dict[str, list[np.ndarray]] = {n: [] for n in names}
     rows = []
     for set_name in chosen:
         where = SETS[set_name]
@@ -106,8 +105,6 @@ def agreement(args: argparse.Namespace) -> None:
             questions, texts, uris = questions[:3], texts[:20], uris[:20]
         q = {n: made[n].embed(questions) for n in names}
         c = {n: made[n].embed(texts) for n in names}
-        for n in names:
-            questions_all[n].append(q[n])
         same = {}
         for index_b, query_b in (
             ("torch-bfloat16", "onnx"),
@@ -124,8 +121,17 @@ def agreement(args: argparse.Namespace) -> None:
                 same[f"index {index_b} + query {query_b} vs {ref}"] = f"{as_set} ({in_order})"
         rows.append((set_name, len(questions), len(texts), same))
         print(set_name, len(questions), "questions", len(texts), "chunks", same, flush=True)
-    print("\nquestion vectors, all sets:")
-    stacked = {n: np.concatenate(questions_all[n]) for n in names}
+    # Every question of every set, whether or not its vault was ranked above.
+    every = [
+        json.loads(line)["question"]
+        for path in sorted(QA.glob("*.jsonl"))
+        for line in path.read_text().splitlines()
+        if line.strip()
+    ][: 3 if args.smoke else None]
+    print(
+        f"\nquestion vectors, all {len(every)} questions of {len(list(QA.glob('*.jsonl')))} sets:"
+    )
+    stacked = {n: made[n].embed(every) for n in names}
     for a, b in (
         ("onnx", "torch-float32"),
         ("onnx", "torch-bfloat16"),

@@ -10,7 +10,7 @@ them (``indexer/vector_kind.py``). bfloat16 on torch, faster still for bulk work
 CPUs with native bf16, makes vectors that do not mix with float32 ones, so a question
 on such an index would need torch too; it is chosen only explicitly
 (``backend = "torch"``, ``dtype = "bfloat16"``). Measurements: benchmarks/RESULTS.md,
-"Embedding backends".
+"Embedding backends"; design: docs/architecture.md, embedding.
 """
 
 from __future__ import annotations

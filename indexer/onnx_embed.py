@@ -12,7 +12,8 @@ Exports live in ``embedding.onnx_dir`` (default ``$XDG_CACHE_HOME/vault-graphrag
 else ``~/.cache/vault-graphrag/onnx``), one folder per model named by a fingerprint of
 the model folder's files (names, sizes, modification times), so every vault on the
 machine shares one export and a changed model is exported again. A missing export is
-made on first use; a damaged one is an error naming the file, never silently used.
+made on first use; a damaged one is an error naming the file, never silently used
+(docs/architecture.md, embedding).
 """
 
 from __future__ import annotations

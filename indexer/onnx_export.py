@@ -12,7 +12,8 @@ model's own, copied) and ``export.json`` (what was exported, from which folder, 
 tokenizer limits, each file's size, and the agreement measured against
 sentence-transformers). It is written in a temporary folder and renamed into place
 only after the ONNX vectors matched the torch ones, so a crash or a failed check
-never leaves a half-written export where the runtime looks.
+never leaves a half-written export where the runtime looks (docs/architecture.md,
+embedding).
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 The files of an export folder are written by ``indexer/onnx_export.py``; this module
 reads them, and checks them first, so that a missing or damaged file is an error
 naming it rather than a crash deep in ONNX Runtime or, worse, wrong vectors.
-Importing it costs nothing: onnxruntime and tokenizers are imported when a model loads.
+Importing it costs nothing: onnxruntime and tokenizers are imported when a model loads
+(docs/architecture.md, embedding).
 """
 
 from __future__ import annotations

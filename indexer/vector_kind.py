@@ -1,7 +1,8 @@
 """Which embedders' vectors may share an index: recorded in the manifest, checked
 before an update adds vectors and before a question is compared with them.
 
-No numpy here: ``indexer/fresh.py`` asks this on every command and must stay light.
+No numpy here: ``indexer/fresh.py`` asks this on every command and must stay light
+(docs/architecture.md, embedding and start-up).
 """
 
 from __future__ import annotations
