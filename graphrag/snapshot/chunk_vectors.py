@@ -4,7 +4,8 @@ Two layouts, chosen by size when a ``Corpus`` is built:
 
 * ``ExactVectors``: a float32 matrix, scanned whole. Below ``HALF_ROWS`` rows
   (10k notes are ~27k rows) the scan costs 1-3 ms, so nothing else is worth it.
-* ``HalfVectors``: from ``HALF_ROWS`` rows up. A scan is memory-bound: 270k rows
+* ``HalfVectors``: from ``HALF_ROWS`` rows up, where ``half_scan_is_faster`` measured
+  a float16 scan faster than a float32 one on this machine. A scan is memory-bound: 270k rows
   x 384 float32 is 415 MB read per question (27-40 ms on one thread of this
   machine). The scan reads a float16 copy instead (half the bytes: 18-20 ms on
   one thread, ~11 ms on two), then the best ``RESCORE_ROWS`` rows are scored
@@ -247,6 +248,92 @@ def half_precision_available() -> bool:
     except ImportError:
         return False
     return True
+
+
+_HALF_FASTER: bool | None = None
+_PROBE_LOCK = threading.Lock()
+PROBE_ROWS = 100_000  # HALF_ROWS: the smallest corpus the choice is made for
+PROBE_PAIRS = 7
+
+
+def half_scan_is_faster() -> bool:
+    """Whether this machine scans float16 faster than float32 (by a tenth at least).
+
+    Half the bytes read pays only where the CPU converts float16 cheaply: on an AVX2
+    machine a float16 scan of 100k rows took 38.9 ms against 33.8 ms in float32, and
+    the copy costs torch (hundreds of MB) for nothing; on this AVX-512 machine float16
+    won. Measured once per machine (``_half_ratio``), remembered for the process.
+    """
+    global _HALF_FASTER
+    with _PROBE_LOCK:
+        if _HALF_FASTER is None:
+            _HALF_FASTER = half_precision_available() and _half_ratio() < 0.9
+        return _HALF_FASTER
+
+
+def _half_ratio() -> float:
+    """float16 scan time over float32 scan time on this machine, measured once and kept
+    in the user's cache folder under the CPU's name and torch's version."""
+    import json
+    import os
+    import platform
+
+    import torch
+
+    from indexer.onnx_embed import default_cache_dir
+
+    key = f"{_cpu_name() or platform.machine()} | torch {torch.__version__}"
+    path = default_cache_dir().parent / "half-scan.json"
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+        if saved.get("key") == key:
+            return float(saved["ratio"])
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        pass
+    ratio = _measure_half()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        tmp.write_text(json.dumps({"key": key, "ratio": round(ratio, 3)}), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:  # an unwritable cache: measured again by the next process
+        pass
+    return ratio
+
+
+def _cpu_name() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return ""
+
+
+def _measure_half(rows: int = PROBE_ROWS, dim: int = 384) -> float:
+    """The median, over ``PROBE_PAIRS`` interleaved pairs, of a float16 scan's time over
+    a float32 one's, on ``rows`` random rows scanned as ``HalfVectors`` and
+    ``ExactVectors`` scan them (interleaved: a busy machine slows both alike)."""
+    import statistics
+    import time
+
+    matrix = np.random.default_rng(0).standard_normal((rows, dim), dtype=np.float32)
+    half = HalfVectors.build(matrix, np.arange(rows), owner=None)
+    query = matrix[0]
+
+    def seconds(scan: Any) -> float:
+        start = time.perf_counter()
+        scan()
+        return time.perf_counter() - start
+
+    ratios = []
+    for _ in range(PROBE_PAIRS):
+        t16 = seconds(lambda: half._scan(half.half, query))
+        t32 = seconds(lambda: inner_products(matrix, query))
+        ratios.append(t16 / max(t32, 1e-9))
+    return statistics.median(ratios)
 
 
 # -- threads ------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ from graphrag.snapshot.chunk_vectors import (
     ChunkVectors,
     ExactVectors,
     HalfVectors,
-    half_precision_available,
+    half_scan_is_faster,
     one_torch_thread,
 )
 from graphrag.snapshot.graph import VaultGraph
@@ -251,7 +251,7 @@ def build_corpus(index: IndexSnapshot, graph: VaultGraph) -> Corpus:
         positions[found] = order[pos[found]]
     matrix: np.ndarray | None = None
     layout: ChunkVectors | None = None
-    if len(vec_ids) >= HALF_ROWS and half_precision_available():
+    if len(vec_ids) >= HALF_ROWS and half_scan_is_faster():
         layout = HalfVectors.build(vectors, positions, index.vectors)
     else:
         matrix = np.zeros((len(vec_ids), dim), dtype=np.float32)

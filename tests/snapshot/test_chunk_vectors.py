@@ -73,6 +73,7 @@ def test_a_large_vault_gets_the_half_layout_with_the_same_answers(tmp_path, monk
     snap = rag.snapshot
     small = build_corpus(snap.index, snap.graph)
     monkeypatch.setattr(corpus, "HALF_ROWS", 1)
+    monkeypatch.setattr(corpus, "half_scan_is_faster", lambda: True)
     large = build_corpus(snap.index, snap.graph)
     assert isinstance(small.vectors, ExactVectors) and isinstance(large.vectors, HalfVectors)
     assert large.chunk_count == small.chunk_count and large.dim == small.dim
@@ -110,3 +111,51 @@ def test_a_long_half_scan_split_over_two_threads_gives_the_same_scores(monkeypat
     monkeypatch.setattr(chunk_vectors, "SPLIT_ROWS", 1000)
     assert np.array_equal(half.scores(q), whole)
     assert np.array_equal(half.subset_scores(q, [(0, 3000)], None), part)
+
+
+def test_a_large_vault_keeps_float32_where_float16_scans_no_faster(tmp_path, monkeypatch):
+    rag = make_rag(tmp_path, KITCHEN)
+    monkeypatch.setattr(corpus, "HALF_ROWS", 1)
+    monkeypatch.setattr(corpus, "half_scan_is_faster", lambda: False)
+    snap = rag.snapshot
+    assert isinstance(build_corpus(snap.index, snap.graph).vectors, ExactVectors)
+
+
+@pytest.fixture
+def fresh_probe(monkeypatch, tmp_path):
+    """No answer remembered in this process or cache; the measurement is ours to fake."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(chunk_vectors, "_HALF_FASTER", None)
+    measured = []
+
+    def measure(ratio):
+        monkeypatch.setattr(chunk_vectors, "_measure_half", lambda: measured.append(1) or ratio)
+
+    return measure, measured
+
+
+@pytest.mark.parametrize(("ratio", "faster"), [(0.6, True), (0.95, False), (1.3, False)])
+def test_float16_is_chosen_by_measurement_once_per_machine(fresh_probe, ratio, faster, monkeypatch):
+    measure, measured = fresh_probe
+    measure(ratio)
+    assert chunk_vectors.half_scan_is_faster() is faster
+    assert chunk_vectors.half_scan_is_faster() is faster and measured == [1]  # once a process
+    # Another process on this machine reads the answer instead of measuring again.
+    monkeypatch.setattr(chunk_vectors, "_HALF_FASTER", None)
+    measure(99.0)
+    assert chunk_vectors.half_scan_is_faster() is faster and measured == [1]
+
+
+def test_the_remembered_answer_is_per_cpu_and_torch_version(fresh_probe, monkeypatch):
+    measure, measured = fresh_probe
+    measure(0.5)
+    assert chunk_vectors.half_scan_is_faster()
+    monkeypatch.setattr(chunk_vectors, "_HALF_FASTER", None)
+    monkeypatch.setattr(chunk_vectors, "_cpu_name", lambda: "Another CPU")
+    measure(2.0)
+    assert not chunk_vectors.half_scan_is_faster() and measured == [1, 1]
+
+
+def test_the_measurement_times_both_scans_the_way_searches_run_them():
+    ratio = chunk_vectors._measure_half(rows=2000, dim=16)
+    assert 0 < ratio < 1000
