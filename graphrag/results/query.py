@@ -6,6 +6,10 @@ lists capped, since several entries share one budget) and a related note is a
 entry it was reached from (a note found by the question's own match,
 ``MatchesQuestion``, is its own ``focusUri``). ``copies`` names notes holding the
 same text, left out of the context. Scores and paths appear only with ``explain``.
+
+Every key is paid for out of the budget, so keys that say nothing are left out:
+an entry's empty lists, a related note's empty ``sharedTags``, and the far end of
+the link it was reached by when that is its entry (``focusUri``).
 """
 
 from __future__ import annotations
@@ -14,6 +18,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphrag.results.notes import FocusNote, RelatedNote, SkippedNote, UriAndTitle, rounded
+
+# A focus note's lists: an entry note leaves out the empty ones.
+LIST_KEYS = frozenset(
+    {
+        "contextualPath",
+        "children",
+        "priorSiblings",
+        "youngerSiblings",
+        "inboundReferences",
+        "outboundLinks",
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +74,8 @@ class EntryNote:
         base = self.note.to_json()
         out: dict[str, Any] = {}
         for key, value in base.items():
+            if key in LIST_KEYS and not value:
+                continue  # an empty list says nothing and costs budget
             out[key] = value
             if key == "details" and self.details_truncated:
                 out["detailsTruncated"] = True
@@ -115,8 +133,12 @@ class QueryNote:
 
     def to_json(self, with_explain: bool = True) -> dict[str, Any]:
         out = self.note.to_json(with_explain=False)
+        for end in ("subjectUriAndTitle", "objectUriAndTitle"):
+            if out.get(end, {}).get("uri") == self.focus.uri:
+                del out[end]  # the link's other end is the entry: focusUri says so
         out["focusUri"] = self.focus.uri
-        out["sharedTags"] = list(self.shared_tags)
+        if self.shared_tags:
+            out["sharedTags"] = list(self.shared_tags)
         if self.copies:
             out["copies"] = [c.to_json() for c in self.copies]
         if with_explain and self.explain is not None:

@@ -56,9 +56,10 @@ def test_json_shape_and_explain(tmp_path):
     assert list(data) == ["query", "entryNotes", "relatedNotes", "tokens"]
     entry = data["entryNotes"][0]
     assert entry["uri"] == "Entry" and entry["matchedBy"] == ["vector", "lexical"]
-    assert {"contextualPath", "children", "inboundReferences", "outboundLinks", "tags"} <= set(
-        entry
-    )
+    # Lists name notes outside the context (Entry links only to Linked, which is in it),
+    # and an empty one is left out: it costs budget and says nothing.
+    assert "outboundLinks" not in entry and "children" not in entry
+    assert entry["tags"] == ["cheese"]
     assert "explain" not in entry
     rel = data["relatedNotes"][0]
     assert rel["uri"] == "Linked" and rel["focusUri"] == "Entry" and rel["sharedTags"] == ["cheese"]

@@ -65,7 +65,8 @@ def test_an_entry_with_40_siblings_at_1000_tokens_spends_the_budget_on_text(tmp_
     limit = rag.settings.query.entry_list_limit
     for entry in data["entryNotes"]:
         for key in LIST_KEYS:
-            named = [item["uri"] for item in entry[key]]
+            named = [item["uri"] for item in entry.get(key, [])]
+            assert entry.get(key, None) != []  # an empty list is left out
             # lists only name notes the context does not hold, and never more than the limit
             assert not set(named) & in_context, key
             assert len(named) <= limit
@@ -300,3 +301,20 @@ def test_restating_a_relation_against_a_note_on_its_path(sample_rag):
         assert again.found.path == (path[1], note.uri)
         assert restate(sample_rag.graph, item, set()) is None
         assert restate(sample_rag.graph, item, {path[0]}) is item
+
+
+# -- keys that say nothing ------------------------------------------------------------------------
+def test_keys_that_say_nothing_are_left_out_of_the_json(tmp_path):
+    files = {
+        "Hut.md": '---\nkeeper: "[[Tobias]]"\n---\n# Hut\n\nThe hut on the alp has a keeper.\n',
+        "Tobias.md": "# Tobias\n\nTobias keeps the goats.\n",
+    }
+    rag = make_rag(tmp_path, files, query={"vector_entry_count": 1, "max_entries": 1})
+    data = rag.query("who is the keeper of the hut", budget=2000, seed=0).to_json()
+    entry = data["entryNotes"][0]
+    assert entry["uri"] == "Hut" and not set(LIST_KEYS) & set(entry)  # every list empty
+    tobias = next(n for n in data["relatedNotes"] if n["uri"] == "Tobias")
+    # reached by the entry's property link: focusUri names the link's other end
+    assert tobias["focusUri"] == "Hut" and tobias["predicate"] == "keeper"
+    assert "subjectUriAndTitle" not in tobias and "sharedTags" not in tobias
+    assert tobias["relationToFocusNote"] == "Object"
