@@ -243,6 +243,7 @@ class VaultRAG:
             exclude=tuple(exclude),
             output=output,
             note_text=NoteText(snapshot.index, self.settings.details),
+            similar=lambda uri, k: snapshot.similar.nearest(uri, k),
         )
 
     # -- query mode and searches (graphrag/query.py, search.py, hubs.py) ----------------

@@ -32,6 +32,9 @@ from .errors import IndexMissingError, IndexStaleError, VaultError
 from .fresh import config_hash
 from .graphbuild import VaultGraphBuild, build_graph
 from .linktable import Namespace, refresh
+from .note_vectors import FILE as NOTE_VECTORS
+from .note_vectors import compute as note_vectors
+from .note_vectors import write as write_note_vectors
 from .notes_io import note_to_row
 from .parse import ParsedNote, content_hash, note_uri, parse_note
 from .scan import FileEntry, file_kind, scan_vault
@@ -452,6 +455,7 @@ def _build_locked(
         stats.relinked = derived.relinked
         _write_files_and_warnings(db, current, scan.attachments, derived.warnings)
         vectors.save(writer.vectors_path)
+        write_note_vectors(writer.tmp / NOTE_VECTORS, *note_vectors(db, vectors))
         for key, value in derived.counts.items():
             setattr(stats, key, value)
         stats.chunks = db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]

@@ -14,6 +14,7 @@ from .store import open_generation
 
 if TYPE_CHECKING:  # imported where used: reading the graph needs neither (docs/architecture.md)
     import networkx as nx
+    import numpy as np
 
     from .vectors import VectorIndex
 
@@ -112,6 +113,13 @@ class IndexSnapshot:
             tuple(int(v) for v in vec_ids),
         )
         return [ChunkRow(*r) for r in rows]
+
+    def note_vectors(self) -> tuple[list[str], np.ndarray] | None:
+        """(uris, normalised float16 rows): one vector per note (``note_vectors.py``),
+        read without FAISS; None for a generation written before the file existed."""
+        from .note_vectors import FILE, read
+
+        return read(self.generation / FILE)
 
     def embeds_of(self, uri: str) -> list[tuple[str, str]]:
         """(target as written, resolved uri) of each embed of a note in ``uri``'s text."""

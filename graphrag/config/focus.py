@@ -31,6 +31,11 @@ DEFAULT_RELATION_WEIGHTS: dict[str, float] = {
     "InboundReferenceToObjectOfReifiedChild": STRUCTURAL,
     "GrandChild": REMOTE,
     "RemotelyRelated": REMOTE,
+    # Above folder siblings: the same category, place or author says more than a folder.
+    "SharesPropertyValue": 7.0,
+    # Times the cosine similarity (0.5-0.8 for the nearest notes): a structural relation
+    # at best, since the vault never stated it.
+    "SimilarContent": STRUCTURAL,
 }
 
 
@@ -51,6 +56,10 @@ class FocusSettings:
     truncate_length: int = 1000
     default_budget: int = 2000
     emit_virtual_notes: bool = False
+    crowd_size: int = 30
+    shared_property_limit: int = 6
+    similar_notes: int = 5
+    similar_min_similarity: float = 0.5
     relation_weights: dict[str, float] = field(
         default_factory=lambda: dict(DEFAULT_RELATION_WEIGHTS)
     )

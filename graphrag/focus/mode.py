@@ -8,16 +8,17 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 
 from graphrag.budget import NOTE_OVERHEAD_TOKENS, TokenCounter, select
 from graphrag.config.focus import FocusSettings
 from graphrag.details import NoteText, excerpt
 from graphrag.errors import NoteNotFoundError
+from graphrag.focus.groups import PropertyGroups
 from graphrag.focus.relations import INBOUND, OBJECT
 from graphrag.focus.render import note_renderer, path_text
-from graphrag.focus.score import ScoreParts, score
+from graphrag.focus.score import ScoreParts, relation_factor, relation_weight, score
 from graphrag.focus.selectors import Selector
 from graphrag.focus.traverse import Candidate, traverse
 from graphrag.results.focus import GraphRAGResult
@@ -26,6 +27,7 @@ from graphrag.results.notes import (
     FocusNote,
     OutboundLink,
     RelatedNote,
+    Relation,
     SkippedNote,
     UriAndTitle,
 )
@@ -46,6 +48,7 @@ def focus(
     output: str = "json",
     selector: Selector | None = None,
     note_text: NoteText | None = None,
+    similar: Similar | None = None,
 ) -> GraphRAGResult:
     """Retrieve ``uri`` and the related notes that fit in ``budget`` tokens.
 
@@ -59,6 +62,8 @@ def focus(
         selector: how capped children/backlinks are chosen (default: at random).
         note_text: the index's notes as shown to a model (embeds inlined); without it,
             the graph's text as stored.
+        similar: the notes nearest a note by vector similarity, as (uri, cosine), best
+            first; they join as ``SimilarContent`` (``[focus] similar_notes``, 0: none).
     """
     if not graph.is_traversable(uri):  # missing, or a ghost / attachment: nothing to focus on
         raise NoteNotFoundError(uri, [])
@@ -111,15 +116,33 @@ def focus(
         free=excluded.__contains__,
         selector=selector,
     )
+    groups = PropertyGroups(graph)
+    candidates = walk.candidates
+    if similar is not None and settings.similar_notes > 0:
+
+        def weight(c: Candidate) -> float:
+            return relation_weight(c.relation, settings) * relation_factor(
+                graph, c, settings, groups
+            )
+
+        candidates = with_similar(uri, similar, candidates, emittable, settings, weight)
     # Score in discovery order so the jitter draws do not depend on sorting.
     scored = [
         _Pending(
             c.uri,
             graph.info(c.uri).title,
             c,
-            score(c.relation, c.depth, _created(graph, c.uri), now, settings, rng),
+            score(
+                c.relation,
+                c.depth,
+                _created(graph, c.uri),
+                now,
+                settings,
+                rng,
+                relation_factor(graph, c, settings, groups),
+            ),
         )
-        for c in walk.candidates
+        for c in candidates
         if emittable(c.uri)
     ]
     scored.sort(key=lambda p: -p.parts.total)
@@ -154,6 +177,41 @@ def focus(
         budget=budget,
         skipped=skipped,
     )
+
+
+Similar = Callable[[str, int], list[tuple[str, float]]]
+
+
+def with_similar(
+    uri: str,
+    similar: Similar,
+    candidates: list[Candidate],
+    emittable: Callable[[str], bool],
+    settings: FocusSettings,
+    weight: Callable[[Candidate], float],
+) -> list[Candidate]:
+    """``candidates`` with the ``similar_notes`` notes most similar to ``uri`` (at least
+    ``similar_min_similarity`` alike) as ``SimilarContent``, at depth 1 with their cosine
+    as strength: focus mode is the union of the graph's view and the embeddings'. A note
+    the graph found too keeps its graph relation unless that one weighs less."""
+    out = list(candidates)
+    at = {c.uri: i for i, c in enumerate(out)}
+    taken = 0
+    for other, cosine in similar(uri, settings.similar_notes + 1):
+        if taken >= settings.similar_notes or cosine < settings.similar_min_similarity:
+            break
+        if other == uri or not emittable(other):
+            continue
+        i = at.get(other)
+        seq = out[i].seq if i is not None else len(out) + 1
+        cand = Candidate(other, 1, (), (), uri, Relation.SimilarContent, seq, None, cosine)
+        if i is None:
+            at[other] = len(out)
+            out.append(cand)
+        elif weight(out[i]) < weight(cand):
+            out[i] = cand
+        taken += 1
+    return out
 
 
 @dataclass(frozen=True, slots=True)

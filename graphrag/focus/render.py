@@ -23,7 +23,7 @@ _COMPACT = (",", ":")
 # One sentence per relation, in words. Fields: {note}, {focus}; {v0}..{v3}: the
 # notes on the discovery path after the focus (see relations.TABLE for which is
 # which); {chain}: all of them; {path}: the whole path with its hops;
-# {as_predicate}: the property a link came from, if any.
+# {as_predicate}: the property a link came from, if any; {predicate}: that property alone.
 PHRASES: dict[Relation, str] = {
     Relation.Self: "{note} is the focus note",
     Relation.Parent: "{note} is the parent of {focus}",
@@ -59,6 +59,8 @@ PHRASES: dict[Relation, str] = {
     ),
     Relation.GrandChild: "{note} is a descendant of {focus}, through {chain}",
     Relation.RemotelyRelated: "{note} is connected to {focus}: {path}",
+    Relation.SharesPropertyValue: "{note}, like {focus}, has {v0} as its `{predicate}`",
+    Relation.SimilarContent: "{note} is about the same as {focus} (similar text; no link)",
     Relation.SharesTag: "{note} shares a tag with {focus}",
     Relation.OnPathBetweenEntries: "{note} lies on a path between the entry notes",
     Relation.MatchesQuestion: "{note} matches the question itself (found by search, not by a link)",
@@ -92,6 +94,7 @@ def relation_sentence(note: RelatedNote, focus_title: str) -> str:
         chain=", ".join(v.title for v in note.via) or focus_title,
         path=path_text(focus_title, note),
         as_predicate=f" through its `{note.predicate}` property" if note.predicate else "",
+        predicate=note.predicate or "?",
     )
     for i, step in enumerate(note.via):
         fields[f"v{i}"] = step.title

@@ -14,7 +14,11 @@ import random
 from dataclasses import dataclass
 
 from graphrag.config.focus import REMOTE, FocusSettings
+from graphrag.focus.groups import PropertyGroups, crowd
+from graphrag.focus.relations import CHILD, PARENT
+from graphrag.focus.traverse import Candidate
 from graphrag.results.notes import Relation
+from graphrag.snapshot.graph import VaultGraph
 
 SECONDS_PER_DAY = 86_400.0
 
@@ -54,6 +58,27 @@ def relation_weight(relation: Relation, settings: FocusSettings) -> float:
     return settings.relation_weights.get(relation.value, REMOTE)
 
 
+def relation_factor(
+    graph: VaultGraph, cand: Candidate, settings: FocusSettings, groups: PropertyGroups
+) -> float:
+    """What scales a candidate's relation weight (``groups.py``). A note reached as a
+    folder sibling of another (its path ends parent -> child: a sibling, a sibling of
+    the parent, of a referring note...) counts less in a folder of more than
+    ``crowd_size`` notes, and as little as a remote note when the vault's properties
+    put the two in different groups. A note sharing a property value, or a similar
+    one, carries its own ``strength`` (its group's crowd factor, its cosine).
+    Everything else: 1."""
+    if cand.hops[-2:] != (PARENT, CHILD):
+        return cand.strength
+    path = (cand.origin, *cand.via)  # ..., the note it is a sibling of, their parent
+    parent, sibling_of = path[-1], path[-2]
+    factor = crowd(len(graph.children(parent)), settings.crowd_size)
+    if groups.other_group(sibling_of, cand.uri):
+        remote = relation_weight(Relation.RemotelyRelated, settings)
+        factor = min(factor, remote / max(relation_weight(cand.relation, settings), remote))
+    return factor * cand.strength
+
+
 def score(
     relation: Relation,
     depth: int,
@@ -61,10 +86,12 @@ def score(
     now: float,
     settings: FocusSettings,
     rng: random.Random,
+    factor: float = 1.0,
 ) -> ScoreParts:
+    """``factor`` scales the relation weight (``relation_factor``)."""
     jitter = settings.jitter_range
     return ScoreParts(
-        relationship=settings.w_relationship * relation_weight(relation, settings),
+        relationship=settings.w_relationship * relation_weight(relation, settings) * factor,
         depth=settings.w_depth * depth_bonus(depth, settings),
         recency=settings.w_recency * recency_bonus(created, now, settings),
         jitter=rng.uniform(-jitter, jitter) if jitter else 0.0,

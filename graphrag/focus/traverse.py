@@ -35,6 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from graphrag.config.focus import FocusSettings
+from graphrag.focus.groups import PropertyGroups, crowd
 from graphrag.focus.relations import CHILD, INBOUND, OBJECT, PARENT, classify, rank
 from graphrag.focus.selectors import RandomSelector, Selector
 from graphrag.results.notes import Relation
@@ -47,7 +48,9 @@ _HOP_ORDER = {PARENT: 0, CHILD: 1, OBJECT: 2, INBOUND: 3}
 class Candidate:
     """A note found by the BFS. ``via`` are the notes between ``origin`` (the source
     it was reached from) and this one; ``predicate`` is the property name of the
-    link crossed by a last ``object``/``inbound`` hop, if that link was a property."""
+    link crossed by a last ``object``/``inbound`` hop, if that link was a property.
+    ``strength`` scales its relation weight (``score.relation_factor``): how much one
+    member of its group counts, or how similar it is."""
 
     uri: str
     depth: int
@@ -57,6 +60,7 @@ class Candidate:
     relation: Relation
     seq: int
     predicate: str | None = None
+    strength: float = 1.0
 
     @property
     def previous(self) -> str:
@@ -121,6 +125,8 @@ def traverse(
         if threshold is not None and tokens > threshold and depth < settings.max_depth:
             result.stop_reason = "budget"
             break
+    if settings.shared_property_limit > 0 and settings.max_depth >= 2:
+        result.candidates = walk.share_values(sources, result.candidates)
     return result
 
 
@@ -234,6 +240,40 @@ class _Walk:
         if taken:
             emitted[src.uri] = emitted.get(src.uri, 0) + taken
 
+    # -- notes sharing a property value ----------------------------------------------------
+    def share_values(self, sources: Sequence[str], candidates: list[Candidate]) -> list[Candidate]:
+        """``candidates`` with the notes that link the same target as a source under the
+        same property (``groups.py``) labelled ``SharesPropertyValue``: those already
+        found by a weaker relation relabelled, and up to ``shared_property_limit`` new
+        ones per (property, target), chosen by the selector. Two hops (object, inbound),
+        through the target, which may be a note never written."""
+        groups = PropertyGroups(self.graph)
+        weights = self.settings.relation_weights
+        strong = weights.get(Relation.SharesPropertyValue.value, 0.0)
+        at = {c.uri: i for i, c in enumerate(candidates)}
+        out = list(candidates)
+        for source in dict.fromkeys(sources):
+            for (key, target), members in groups.shared(source).items():
+                strength = crowd(len(members) + 1, self.settings.crowd_size)
+                via = (source, groups.name(source, key), target, strength)
+                for uri in members:
+                    i = at.get(uri)
+                    if i is not None and weights.get(out[i].relation.value, 0.0) < strong:
+                        out[i] = self.pool[uri] = _sharing(uri, out[i].seq, *via)
+
+                def eligible(j: int, members: list[str] = members) -> bool:
+                    return members[j] not in self.pool and self.emittable(members[j])
+
+                limit = self.settings.shared_property_limit
+                for j in self.selector.pick_inbound(target, members, limit, eligible)[:limit]:
+                    uri = members[j]
+                    if uri in self.pool:
+                        continue
+                    self.pool[uri] = cand = _sharing(uri, len(self.pool), *via)
+                    at[uri] = len(out)
+                    out.append(cand)
+        return out
+
     def _mark_picked(self, parent: str, child: str) -> None:
         index = self.graph.position(child)
         if index < 0 or self.graph.parent(child) != parent:  # nothing to anchor on
@@ -324,3 +364,21 @@ class _Walk:
             if self.emittable(cand.uri):
                 self.counted += 1
         return admitted, dropped
+
+
+def _sharing(
+    uri: str, seq: int, source: str, predicate: str, target: str, strength: float
+) -> Candidate:
+    """A note linking ``target`` under ``predicate`` as ``source`` does: source -object->
+    target <-inbound- note."""
+    return Candidate(
+        uri,
+        2,
+        (OBJECT, INBOUND),
+        (target,),
+        source,
+        Relation.SharesPropertyValue,
+        seq,
+        predicate,
+        strength,
+    )

@@ -25,7 +25,8 @@ import numpy as np
 
 from graphrag.config.focus import FocusSettings
 from graphrag.config.query import QuerySettings
-from graphrag.focus.score import SECONDS_PER_DAY, score
+from graphrag.focus.groups import PropertyGroups
+from graphrag.focus.score import SECONDS_PER_DAY, relation_factor, score
 from graphrag.focus.traverse import Candidate
 from graphrag.query.entry import Entry
 from graphrag.results.notes import Relation, SkippedNote
@@ -188,9 +189,12 @@ def rank(
     )
     ranked: list[tuple[float, int, Ranked]] = []
     dropped: list[SkippedNote] = []
+    groups = PropertyGroups(graph)
     for order, f in enumerate(found):  # discovery order: the jitter draws are reproducible
         c = f.cand
-        parts = score(c.relation, c.depth, None, now, scoring, rng)
+        parts = score(
+            c.relation, c.depth, None, now, scoring, rng, relation_factor(graph, c, fs, groups)
+        )
         # Notes reached from a weaker entry are weaker evidence.
         relevance = min(max(parts.total / top, 0.0), 1.0) * f.weight if top > 0 else 0.0
         sim = max(similarity(c.uri), f.context)

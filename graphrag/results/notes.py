@@ -47,6 +47,10 @@ class Relation(StrEnum):
     # remote
     GrandChild = "GrandChild"
     RemotelyRelated = "RemotelyRelated"
+    # focus and query mode, not derived from a discovery path: how the vault's property
+    # links group notes, and (focus mode) what the embeddings say
+    SharesPropertyValue = "SharesPropertyValue"
+    SimilarContent = "SimilarContent"
     # query mode: not derived from a discovery path, so they rank below every path relation
     SharesTag = "SharesTag"
     OnPathBetweenEntries = "OnPathBetweenEntries"

@@ -23,13 +23,14 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from graphrag.results.notes import UriAndTitle
 
 if TYPE_CHECKING:  # only from_networkx takes one; loading an index never builds it
     import networkx as nx
 
+T = TypeVar("T")
 TRAVERSABLE = frozenset({"note", "folder"})
 _BLANK_RUN = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 
@@ -92,6 +93,7 @@ class VaultGraph:
     text_source: Callable[[str], str] = _no_text
     _positions: dict[str, int] | None = field(default=None, repr=False, compare=False)
     _objects: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
+    _derived: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     # -- the four fundamental relations -------------------------------------------------
     def parent(self, uri: str) -> str | None:
@@ -150,7 +152,17 @@ class VaultGraph:
                 outlinks[source] = tuple(lk for lk in outlinks[source] if lk.target != target)
             if target in backlinks:
                 backlinks[target] = tuple(s for s in backlinks[target] if s != source)
-        return replace(self, outlinks_of=outlinks, backlinks_of=backlinks, _objects={})
+        return replace(
+            self, outlinks_of=outlinks, backlinks_of=backlinks, _objects={}, _derived={}
+        )
+
+    def derived(self, name: str, build: Callable[[], T]) -> T:
+        """``build()``, once per graph (what is derived from its links, e.g. which
+        properties group notes). Threads racing on a first call may both build it."""
+        hit = self._derived.get(name)
+        if hit is None:
+            hit = self._derived[name] = build()
+        return cast(T, hit)
 
     def position(self, uri: str) -> int:
         """Index of ``uri`` among its parent's children (-1 for a root).

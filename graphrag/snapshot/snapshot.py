@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from graphrag.snapshot.corpus import Corpus
     from graphrag.snapshot.graph import VaultGraph
     from graphrag.snapshot.names import NameIndex
+    from graphrag.snapshot.similar import NoteVectors
     from indexer import IndexSnapshot
 
 
@@ -28,10 +29,12 @@ class Snapshot:
         self.graph = graph
         self._corpus: Corpus | None = None
         self._names: NameIndex | None = None
+        self._similar: NoteVectors | None = None
         # Two threads asking at once wait for one build (each part has its own lock:
         # resolving a name must not wait for the query arrays).
         self._corpus_lock = threading.Lock()
         self._names_lock = threading.Lock()
+        self._similar_lock = threading.Lock()
 
     @property
     def corpus(self) -> Corpus:
@@ -58,6 +61,17 @@ class Snapshot:
 
                     self._names = NameIndex(self.graph)
         return self._names
+
+    @property
+    def similar(self) -> NoteVectors:
+        """One vector per note, for the notes most similar to one (no FAISS)."""
+        if self._similar is None:
+            with self._similar_lock:
+                if self._similar is None:
+                    from graphrag.snapshot.similar import load_note_vectors
+
+                    self._similar = load_note_vectors(self.index)
+        return self._similar
 
     def lexical_built(self, language: str) -> bool:
         """Whether the BM25 index for ``language`` is in memory (never builds)."""

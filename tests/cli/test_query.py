@@ -142,7 +142,7 @@ def test_eval_from_links_asks_the_vaults_own_links(sample_vault, monkeypatch):
     report = json.loads(out)
     assert report["qa"].startswith("from-links (7 links of")
     assert report["questions"] == {"link": 7}
-    assert report["systems"] == ["graphrag", "vector", "bm25"]
+    assert {"graphrag", "vector", "bm25"} <= set(report["systems"])
     ids = {o["id"] for o in report["outcomes"]}
     assert len(ids) == 7 and all(" -> " in i for i in ids)
 

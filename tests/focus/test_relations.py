@@ -68,8 +68,14 @@ def test_sibling_path_splits_on_sibling_order():
 def test_every_path_relation_has_a_row():
     named = {relation for _, relation, _ in TABLE if isinstance(relation, Relation)}
     named |= {Relation.PriorSibling, Relation.YoungerSibling, Relation.RemotelyRelated}
-    query_only = {Relation.SharesTag, Relation.OnPathBetweenEntries}
-    assert named == set(Relation) - query_only
+    not_paths = {
+        Relation.SharesTag,
+        Relation.OnPathBetweenEntries,
+        Relation.MatchesQuestion,
+        Relation.SharesPropertyValue,
+        Relation.SimilarContent,
+    }
+    assert named == set(Relation) - not_paths
 
 
 def test_priority_order_is_the_seeds():
