@@ -5,7 +5,7 @@ loads in a fraction of a second and needs no torch. A large job (``BULK`` texts 
 more, a first index) goes to torch on CUDA when ``embedding.device`` resolves to a
 CUDA device, which embeds tens of times faster than a CPU; on a CPU it stays on ONNX,
 which measured faster than torch float32 here and saves torch's import (several
-seconds). Both make float32 vectors that agree within 1.4e-7, so an index may mix
+seconds). Both make float32 vectors that agree within 1.8e-7, so an index may mix
 them (``indexer/vector_kind.py``). bfloat16 on torch, faster still for bulk work on
 CPUs with native bf16, makes vectors that do not mix with float32 ones, so a question
 on such an index would need torch too; it is chosen only explicitly
