@@ -4,7 +4,7 @@ details."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -46,14 +46,30 @@ class DetailSource:
         self.settings = details or DetailsSettings()
         self.text = NoteText(index, self.settings)
 
-    def __call__(self, uri: str, limit: int) -> tuple[str, bool]:
+    def __call__(self, uri: str, limit: int, first: Sequence[int] = ()) -> tuple[str, bool]:
+        """``first``: positions of the note's chunks to show before its best ones (the
+        section a link names)."""
+        scores = self._scores(uri, first)
         head = self.property_lines(uri) if self.properties else ""
         if head and len(head) + 2 < limit:
             text, cut = query_details(
-                self.index, self.corpus, uri, self.chunk_scores, limit - len(head) - 2, self.text
+                self.index, self.corpus, uri, scores, limit - len(head) - 2, self.text
             )
             return (f"{head}\n\n{text}" if text else head), cut
-        return query_details(self.index, self.corpus, uri, self.chunk_scores, limit, self.text)
+        return query_details(self.index, self.corpus, uri, scores, limit, self.text)
+
+    def _scores(self, uri: str, first: Sequence[int]) -> np.ndarray:
+        """The question's chunk scores, the ``first`` chunks of ``uri`` raised to its best."""
+        i = self.corpus.index_of.get(uri)
+        if not first or i is None:
+            return self.chunk_scores
+        lo, hi = self.corpus.chunk_rows(i)
+        rows = [lo + j for j in first if 0 <= j < hi - lo]
+        if not rows:
+            return self.chunk_scores
+        scores = self.chunk_scores.copy()
+        scores[rows] = float(scores[lo:hi].max())
+        return scores
 
     def passage_chars(self, uri: str) -> int:
         """The least ``limit`` that shows the note's best passage whole (properties
@@ -153,10 +169,13 @@ def query_note(
     details: DetailSource,
     fs: FocusSettings,
     explain: bool,
+    first: Sequence[int] = (),
 ) -> QueryNote:
+    """``item`` as a related note: details in ``truncate_length`` characters, the
+    ``first`` chunks (the section a link names) before its best ones."""
     f = item.found
     cand = f.cand
-    text, cut = details(cand.uri, fs.truncate_length)
+    text, cut = details(cand.uri, fs.truncate_length, first)
     note = related_note(graph, cand, text, cut)
     focus = graph.uri_and_title(cand.origin)
     how = f.how or path_text(focus.title, note)

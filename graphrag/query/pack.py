@@ -20,6 +20,8 @@ there. The budget is spent in this order:
    runs out of notes the search keeps filling: a larger budget never holds less
    evidence than ``hybrid_search`` would. A search hit is a related note with
    the relation ``MatchesQuestion`` and itself as ``focusUri``.
+   A note reached through a link to one of its headings or blocks
+   (``[[Note#Heading]]``, ``[[Note#^block]]``) shows that section first.
 4. **Near-duplicates take one slot.** A note whose passage is already shown (90%
    of its runs of eight words are in the context), or which holds the same text
    as a note already in (each holds the other's passage: a duplicated folder), is
@@ -44,7 +46,7 @@ from graphrag.budget import MIN_NOTE_TOKENS, TokenCounter
 from graphrag.config.focus import FocusSettings
 from graphrag.config.query import QuerySettings
 from graphrag.focus.mode import related_note
-from graphrag.focus.relations import CHILD, PARENT, classify
+from graphrag.focus.relations import CHILD, OBJECT, PARENT, classify
 from graphrag.focus.traverse import Candidate
 from graphrag.query.entry import Entry
 from graphrag.query.notes import DetailSource, entry_note, query_note, with_details, with_lists
@@ -305,7 +307,40 @@ class Packer:
             if restated is None:
                 packing.skip(uri, title, "its entry is not in the result")
                 continue
-            packing.add_new(query_note(self.graph, restated, self.details, self.fs, self.explain))
+            first = self.linked_section(restated)
+            packing.add_new(
+                query_note(self.graph, restated, self.details, self.fs, self.explain, first=first)
+            )
+
+    def linked_section(self, item: Ranked) -> list[int]:
+        """Positions of the chunks of the section (or block) the link that led to the
+        note names, ``[[Note#Heading]]`` / ``[[Note#^block]]``: shown first."""
+        c = item.found.cand
+        if not c.hops or c.hops[-1] != OBJECT:
+            return []
+        subpaths = [
+            str(sub)
+            for (sub,) in self.corpus.rows(
+                "SELECT subpath FROM links WHERE source = ? AND target = ? AND subpath <> ''",
+                (c.previous, c.uri),
+            )
+            if sub
+        ]
+        if not subpaths:
+            return []
+        chunks = self.details.index.chunks_of(c.uri)
+        out: list[int] = []
+        for sub in subpaths:
+            name = sub.split("#")[-1].strip().casefold()
+            for j, chunk in enumerate(chunks):
+                if name.startswith("^"):
+                    hit = name in chunk.text.casefold()
+                else:  # the chunk's own heading, or one inside it (short sections merge)
+                    last = (chunk.heading_path or "").split(" > ")[-1].strip().casefold()
+                    hit = last == name or name in _headings(chunk.text)
+                if hit and j not in out:
+                    out.append(j)
+        return out
 
     def search_note(self, uri: str) -> QueryNote:
         """A note found by its own match with the question, not through the graph."""
@@ -347,6 +382,15 @@ def search_hits(
     voters = [corpus.uris[i] for i in fused if evidence[i]][:seeds]
     linked = set().union(*(graph.neighbours(u) for u in voters))
     return [corpus.uris[i] for i in fused if evidence[i] or corpus.uris[i] in linked]
+
+
+def _headings(text: str) -> set[str]:
+    """The headings written in ``text``, casefolded."""
+    return {
+        line.lstrip().lstrip("#").strip().casefold()
+        for line in text.splitlines()
+        if line.lstrip().startswith("#")
+    }
 
 
 def _uri(item: Ranked | str) -> str:

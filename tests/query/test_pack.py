@@ -318,3 +318,31 @@ def test_keys_that_say_nothing_are_left_out_of_the_json(tmp_path):
     assert tobias["focusUri"] == "Hut" and tobias["predicate"] == "keeper"
     assert "subjectUriAndTitle" not in tobias and "sharedTags" not in tobias
     assert tobias["relationToFocusNote"] == "Object"
+
+
+# -- a link to a heading ---------------------------------------------------------------------------
+def test_a_note_reached_through_a_link_to_a_heading_shows_that_section_first(tmp_path):
+    words = " ".join(f"filler{i}" for i in range(90))
+    files = {
+        "Security.md": (
+            "# Security\n\nLost your encryption password for sync? Then "
+            "[[Setup#Create a vault|create a fresh vault]] and reconnect every device.\n"
+        ),
+        "Setup.md": (
+            "# Setup\n\n## Install\n\nEncryption password sync lost device help. " + words + "\n\n"
+            "## Create a vault\n\nOpen settings, choose remote, pick a region, set a new secret. "
+            + " ".join(f"step{i}" for i in range(60))
+            + "\n\n"
+            "## Other\n\nEncryption password sync lost again. " + words + "\n"
+        ),
+    }
+    question = "what to do after losing the sync encryption password"
+    linked = make_rag(tmp_path / "a", files, query={"vector_entry_count": 1, "max_entries": 1})
+    setup = next(n for n in linked.query(question, budget=4000, seed=0).related if n.uri == "Setup")
+    assert setup.note.relation == Relation.Object
+    assert "pick a region" in setup.note.details
+    # without the heading in the link, the note shows the passages most like the question
+    plain = {**files, "Security.md": files["Security.md"].replace("#Create a vault", "")}
+    other = make_rag(tmp_path / "b", plain, query={"vector_entry_count": 1, "max_entries": 1})
+    setup = next(n for n in other.query(question, budget=4000, seed=0).related if n.uri == "Setup")
+    assert "pick a region" not in setup.note.details
