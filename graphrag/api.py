@@ -227,7 +227,7 @@ class VaultRAG:
             budget = self.settings.focus.default_budget
         if budget < 0:
             raise InvalidRequestError("budget", f"must be >= 0, got {budget}")
-        from graphrag.details import NoteText
+        from graphrag.details.text import note_text
 
         snapshot = self.snapshot  # once: an update mid-call must not mix two generations
         graph = snapshot.graph
@@ -242,7 +242,7 @@ class VaultRAG:
             explain=explain,
             exclude=tuple(exclude),
             output=output,
-            note_text=NoteText(snapshot.index, self.settings.details),
+            note_text=note_text(snapshot, self.settings.details),
             similar=lambda uri, k: snapshot.similar.nearest(uri, k),
         )
 

@@ -247,6 +247,27 @@ def _merge_math(out: list[Block], lines: list[str]) -> list[Block]:
     return merged
 
 
+def fenced_lines(text: str) -> dict[int, int]:
+    """The lines of fenced code blocks (fences included), each with the line of its
+    block's opening fence, found line by line without the parser: all a caller needs
+    to leave code alone, at a fraction of the cost."""
+    out: dict[int, int] = {}
+    fence: str | None = None
+    opened = 0
+    for n, line in enumerate(text.split("\n")):
+        m = FENCE_RE.match(line)
+        if fence is None:
+            if m:
+                fence, opened = m.group(1), n
+                out[n] = n
+            continue
+        out[n] = opened
+        closes = m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence)
+        if closes and not line.strip().strip(fence[0]):
+            fence = None
+    return out
+
+
 def line_offsets(text: str) -> list[int]:
     """The character offset where each line of ``text`` starts (and one past the end)."""
     offsets = [0]

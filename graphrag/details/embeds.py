@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from graphrag.config.details import DetailsSettings
 from graphrag.details.excerpt import excerpt
-from indexer.blocks import blocks
+from indexer.blocks import blocks, fenced_lines
 
 EMBED_RE = re.compile(r"!\[\[([^\[\]\n]+?)\]\]")
 CODE_SPAN_RE = re.compile(r"(`+).+?\1")
@@ -164,11 +164,7 @@ class Embeds:
 
 
 def _code_lines(text: str) -> set[int]:
-    lines: set[int] = set()
-    for b in blocks(text):
-        if b.kind == "code":
-            lines.update(range(b.start, b.end))
-    return lines
+    return fenced_lines(text) if "```" in text or "~~~" in text else set()
 
 
 def _norm(heading: str) -> str:

@@ -140,14 +140,14 @@ class LiveIndex:
         snapshot.warm()  # the vectors, and notes by title and alias for requests by name
         if counts:
             self._warm_search(snapshot, lexical=self.rag.settings.query.lexical_enabled)
-            from graphrag.details import NoteText
+            from graphrag.details.text import note_text
 
             graph, limit, count = (
                 snapshot.graph,
                 self.rag.settings.focus.truncate_length,
                 self.rag.tokenizer.count,
             )
-            text = NoteText(snapshot.index, self.rag.settings.details)  # as focus mode cuts
+            text = note_text(snapshot, self.rag.settings.details)  # kept for focus mode
             for note in graph.notes():
                 count(text.details(note.uri, limit)[0])
         elif (

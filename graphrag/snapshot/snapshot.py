@@ -9,7 +9,8 @@ is cached in module globals. ``warm`` builds them ahead of the requests that nee
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Hashable
+from typing import TYPE_CHECKING, TypeVar, cast
 
 # The parts are imported when first built: opening a snapshot for focus mode must not
 # import FAISS or numpy (docs/architecture.md, start-up).
@@ -19,6 +20,8 @@ if TYPE_CHECKING:
     from graphrag.snapshot.names import NameIndex
     from graphrag.snapshot.similar import NoteVectors
     from indexer import IndexSnapshot
+
+T = TypeVar("T")
 
 
 class Snapshot:
@@ -30,6 +33,7 @@ class Snapshot:
         self._corpus: Corpus | None = None
         self._names: NameIndex | None = None
         self._similar: NoteVectors | None = None
+        self._derived: dict[Hashable, object] = {}
         # Two threads asking at once wait for one build (each part has its own lock:
         # resolving a name must not wait for the query arrays).
         self._corpus_lock = threading.Lock()
@@ -61,6 +65,15 @@ class Snapshot:
 
                     self._names = NameIndex(self.graph)
         return self._names
+
+    def derived(self, key: Hashable, build: Callable[[], T]) -> T:
+        """``build()`` once per snapshot, for later parts that keep what they make for
+        every request on this generation (the notes' text as shown, ``details.text``).
+        Threads racing on a first call may both build it; one result is kept."""
+        hit = self._derived.get(key)
+        if hit is None:
+            hit = self._derived.setdefault(key, build())
+        return cast(T, hit)
 
     @property
     def similar(self) -> NoteVectors:

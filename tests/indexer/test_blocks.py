@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from indexer.blocks import blocks, line_offsets
+from indexer.blocks import blocks, fenced_lines, line_offsets
 
 NOTE = """Intro paragraph,
 on two lines.
@@ -111,3 +111,13 @@ def test_a_nested_list_item_is_part_of_its_parent_only() -> None:
     kinds = _by_kind("- a\n  - a1\n  - a2\n- b\n")
     (lst,) = kinds["list"]
     assert lst.parts == ((0, 3), (3, 4))
+
+
+def test_fenced_lines_agree_with_the_parsers_code_blocks() -> None:
+    text = NOTE + "\n\n~~~~\n```\nstill code\n~~~~\nafter\n````\nunclosed\n"
+    fenced = {
+        n for b in blocks(text) if b.kind == "code" and b.fence for n in range(b.start, b.end)
+    }
+    lines = text.split("\n")
+    fenced |= {len(lines) - 1}  # an unclosed fence runs to the end, its last blank line too
+    assert set(fenced_lines(text)) == fenced
