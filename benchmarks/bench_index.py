@@ -12,7 +12,7 @@ in a temp dir (the shared vaults are read-only, and one note gets edited):
 Usage::
 
     python benchmarks/bench_index.py [VAULT ...] [--skip-embed] [--out FILE]
-        [--backend auto|onnx|torch] [--dtype auto|float32|bfloat16]
+        [--backend auto|onnx|torch] [--dtype auto|float32|bfloat16] [--pairs N]
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def timed(fn, repeat: int = 1) -> tuple[float, object]:
     return statistics.median(times), result
 
 
-def bench_vault(vault: Path, embedder: Embedder | None) -> dict:
+def bench_vault(vault: Path, embedder: Embedder | None, pairs: int = 1) -> dict:
     work = Path(tempfile.mkdtemp(prefix="bench-index-"))
     try:
         copy = work / "vault"
@@ -60,10 +60,18 @@ def bench_vault(vault: Path, embedder: Embedder | None) -> dict:
         }
         if embedder is None:
             return row
-        index_dir = work / "index"
-        full_s, stats = timed(lambda: build_index(copy, index_dir, embedder=embedder))
-        texts = chunk_texts(index_dir)
-        bare_s, _ = timed(lambda: embedder.embed(texts))
+        # Full index and bare embedding in turns (A B A B ...): on a shared machine the
+        # load drifts by tens of percent within minutes, and each pair sees the same.
+        ratios, fulls, bares = [], [], []
+        for n in range(pairs):
+            index_dir = work / f"index-{n}"
+            full_s, stats = timed(lambda d=index_dir: build_index(copy, d, embedder=embedder))
+            texts = chunk_texts(index_dir)
+            bare_s, _ = timed(lambda t=texts: embedder.embed(t))
+            fulls.append(full_s)
+            bares.append(bare_s)
+            ratios.append(full_s / bare_s if bare_s else float("nan"))
+        full_s, bare_s = statistics.median(fulls), statistics.median(bares)
         nochange_s, _ = timed(lambda: build_index(copy, index_dir, embedder=embedder), repeat=3)
         victim = max(copy.rglob("*.md"), key=lambda p: p.stat().st_size)
         with open(victim, "a", encoding="utf-8") as fh:
@@ -73,7 +81,8 @@ def bench_vault(vault: Path, embedder: Embedder | None) -> dict:
             chunks=stats.chunks,
             full_index_s=round(full_s, 1),
             bare_embed_s=round(bare_s, 1),
-            ratio=round(full_s / bare_s, 3) if bare_s else None,
+            ratio=round(statistics.median(ratios), 3),
+            pair_ratios=" ".join(f"{r:.3f}" for r in ratios),
             nochange_s=round(nochange_s, 3),
             one_change_s=round(one_s, 3),
             one_change_embedded=one.chunks_embedded,
@@ -105,6 +114,9 @@ def main() -> None:
         "--backend", default="auto", help="embedding.backend (auto, onnx, torch, ...)"
     )
     parser.add_argument("--dtype", default="auto", help="embedding.dtype (torch backend)")
+    parser.add_argument(
+        "--pairs", type=int, default=1, help="full index + bare embedding pairs (median ratio)"
+    )
     args = parser.parse_args()
     vaults = args.vaults or sorted(p for p in SHARED.iterdir() if p.is_dir() and p.name[0] != "_")
     embedder = None
@@ -116,7 +128,7 @@ def main() -> None:
         print(f"model load {time.perf_counter() - start:.1f} s ({kind})")
     rows = []
     for vault in vaults:
-        row = bench_vault(vault, embedder)
+        row = bench_vault(vault, embedder, args.pairs)
         print(row, flush=True)
         rows.append(row)
     keys = list(rows[0])
