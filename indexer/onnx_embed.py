@@ -60,8 +60,9 @@ def model_fingerprint(model_dir: Path) -> str:
 class OnnxEmbedder:
     """The configured model through ONNX Runtime; normalised float32 vectors.
 
-    Texts are embedded longest first in batches of ``batch_size`` (little padding),
-    and ``progress`` hears of every batch.
+    Texts are embedded longest first (little padding) in batches of at most
+    ``batch_size`` texts and ``TOKENS_PER_BATCH`` padded tokens, run side by side on
+    ``workers`` threads; ``progress`` hears of every batch, in order.
     """
 
     backend = "onnx"
