@@ -141,3 +141,44 @@ def test_a_vault_without_usable_links_is_an_error(tmp_path: Path):
     rag = VaultRAG.open(vault, index_dir=tmp_path / "idx", embedder=HashEmbedder())
     with pytest.raises(InvalidRequestError, match="no body link"):
         run_from_links(rag, budgets=(1000,))
+
+
+@pytest.mark.slow
+def test_with_the_real_model_no_answer_follows_its_hidden_link(real_embedder, tmp_path: Path):
+    import shutil
+
+    from graphrag.query.entry import parse_query
+    from graphrag.query.mode import run_query
+    from graphrag.results.notes import Relation
+    from tests.support.files import SAMPLE_VAULT
+
+    vault = tmp_path / "vault"
+    shutil.copytree(SAMPLE_VAULT, vault)
+    rag = VaultRAG.open(vault, index_dir=tmp_path / "idx", embedder=real_embedder)
+    snapshot = rag.snapshot
+    made = link_questions(snapshot.index, snapshot.graph, limit=20)
+    direct = {Relation.Object, Relation.InboundReference}
+    for m in made:
+        view = snapshot.graph.without_links(m.hidden)
+        parsed = parse_query(m.question.question)
+        result = run_query(
+            snapshot.index,
+            view,
+            snapshot.corpus,
+            parsed,
+            rag.embed_query(parsed.search_text),
+            2000,
+            rag.settings.query,
+            rag.settings.focus,
+            rag.tokenizer,
+            seed=0,
+        )
+        for n in result.related:
+            # The target may come back (by similarity, or another path), never over the link.
+            if n.uri == m.target and n.focus.uri == m.source:
+                assert n.note.relation not in direct, m.question.id
+            if n.uri == m.source and n.focus.uri == m.target:
+                assert n.note.relation not in direct, m.question.id
+    report = run_from_links(rag, budgets=(2000,), limit=20)
+    assert len(report.questions) == 20
+    assert 0.0 < report.row("vector", 2000).recall <= 1.0
