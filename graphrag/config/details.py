@@ -18,5 +18,5 @@ BOOKKEEPING_PROPERTIES = ("permalink", "publish", "cssclasses", "cssclass", "id"
 class DetailsSettings:
     inline_embeds: bool = True
     embed_max_depth: int = 2
-    embed_max_chars: int = 2000
+    embed_max_chars: int = 1000
     hidden_properties: tuple[str, ...] = BOOKKEEPING_PROPERTIES

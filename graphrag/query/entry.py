@@ -22,6 +22,7 @@ nothing is relevant, not the least irrelevant notes.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,6 +43,9 @@ MAX_TITLE_WORDS = 8
 FUZZY_MIN_CHARS = 5
 FUZZY_EDITS = 1
 FUZZY_LONG = 9
+# A question of at most this many words that are not stop words is keywords, and a
+# lower-case word in it may name a note ("aliases and tags").
+KEYWORD_QUESTION_WORDS = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,27 +107,45 @@ def title_matches(
     """Notes whose title or alias the question names -> the name as written.
 
     A name must be a whole run of words of the question, in any case ("aliases and
-    tags" names the notes Aliases and Tags). A word every question is made of
+    tags" names the notes Aliases and Tags). A single word is a name only when
+    written as one (capitalised), when the question is the name, or when the
+    question is a few words typed as keywords (at most ``KEYWORD_QUESTION_WORDS``
+    that are not stop words): in a sentence, "vault", "note" or "title" are words
+    even where notes bear those titles. A word every question is made of
     (``QUESTION_STOPWORDS``: "how", "what"...) names no note on its own. With
     ``vocabulary`` (the vault's own words), a run holding a word the vault never
     uses, a typo, also names a note whose name it misspells (``fuzzy_matches``)."""
     table = title_table(corpus, graph)
     words = _words(query.search_text)
     folded = [w.casefold() for w in words]
+    lone = _lone_word_names(words)
     found: dict[int, str] = {}
     for n in range(min(MAX_TITLE_WORDS, len(words)), 0, -1):
         for start in range(len(words) - n + 1):
             key = " ".join(folded[start : start + n])
             if len(key) < min_chars or key not in table:
                 continue
-            if n == 1 and is_stopword(key):
+            if n == 1 and not lone(start):
                 continue
             for i in table[key]:
                 found.setdefault(i, " ".join(words[start : start + n]))
     if vocabulary is not None:
-        for i, name in fuzzy_matches(words, corpus, graph, vocabulary).items():
+        for i, name in fuzzy_matches(words, corpus, graph, vocabulary, lone).items():
             found.setdefault(i, name)
     return found
+
+
+def _lone_word_names(words: list[str]) -> Callable[[int], bool]:
+    """Whether the word at a position may name a note on its own (``title_matches``)."""
+    keywords = sum(not is_stopword(w) for w in words) <= KEYWORD_QUESTION_WORDS
+
+    def lone(at: int) -> bool:
+        word = words[at]
+        if is_stopword(word):
+            return False
+        return keywords or len(words) == 1 or word[:1].isupper()
+
+    return lone
 
 
 class Vocabulary:
@@ -143,13 +165,19 @@ class Vocabulary:
 
 
 def fuzzy_matches(
-    words: list[str], corpus: Corpus, graph: VaultGraph, vocabulary: Vocabulary
+    words: list[str],
+    corpus: Corpus,
+    graph: VaultGraph,
+    vocabulary: Vocabulary,
+    lone: Callable[[int], bool] | None = None,
 ) -> dict[int, str]:
     """Notes whose title or alias a run of the question's words misspells -> the run.
 
     Only a run holding a word no note uses is looked at (a typo is not a word of the
     vault; a real word that merely resembles a title is no misspelling of it), and
-    never a stop word alone. Runs and names are compared word by word stemmed
+    a single word only where it may name a note alone (``lone``: a capitalised word,
+    or a question of a few keywords), never a stop word. Runs and names are compared
+    word by word stemmed
     ("calout" and "Callouts" are "calout" and "callout"), with the same first letter
     and at most ``FUZZY_EDITS`` edits (insert, delete, substitute, swap two neighbours)
     for names up to ``FUZZY_LONG`` characters, one more beyond."""
@@ -163,7 +191,7 @@ def fuzzy_matches(
         for start in range(len(words) - n + 1):
             if not any(unknown[start : start + n]):
                 continue
-            if n == 1 and is_stopword(words[start]):
+            if n == 1 and (is_stopword(words[start]) or (lone is not None and not lone(start))):
                 continue
             key = " ".join(stems[start : start + n])
             edits = FUZZY_EDITS + (len(key) > FUZZY_LONG)

@@ -78,6 +78,13 @@ def test_a_title_is_named_in_any_case_but_a_stop_word_names_nothing(tmp_path):
     # "when" is a word of any question, not the name of a note.
     asked = rag.query("when does the road open", seed=0, explain=True)
     assert all(e.uri != "When" or "title" not in e.matched_by for e in asked.entries)
+    # In a sentence a lower-case word is a word, whatever notes are titled; written as
+    # a name, it names one.
+    sentence = "which labels and other names can I give my notes before the road trip starts"
+    prose = rag.query(sentence, seed=0)
+    assert all("title" not in e.matched_by for e in prose.entries if e.uri in ("Road", "Tags"))
+    named = rag.query(sentence.replace("road", "Road"), seed=0)
+    assert "title" in {e.uri: e for e in named.entries}["Road"].matched_by
 
 
 TYPOS = {
