@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from graphrag.errors import InvalidRequestError
+from graphrag.eval.context import query_context
 from graphrag.eval.run import (
     DEFAULT_BUDGETS,
     SYSTEMS,
@@ -302,10 +303,8 @@ class HiddenLinkQuery:
                     seed=self.seed,
                     details=settings.details,
                 )
-                data = result.to_json()
-                notes = [*data.get("entryNotes", []), *data.get("relatedNotes", [])]
-                uris = tuple(dict.fromkeys(n["uri"] for n in notes))
-                out[budget].append(Retrieved(uris, int(data.get("tokens", {}).get("used", 0))))
+                # Read as query mode's own system reads its answers (density included).
+                out[budget].append(query_context(result.to_json(), rag.tokenizer))
         return out
 
 
