@@ -562,7 +562,7 @@ class VaultRAG:
             system=system,
             options=options,
             history=history,
-            aliases_of=lambda uri: _names(graph, uri),
+            aliases_of=lambda uri: _title_and_aliases(graph, uri),
             dry_run=dry_run,
         )
 
@@ -647,7 +647,7 @@ def _question(text: str) -> str:
     return text.strip()
 
 
-def _names(graph: VaultGraph, uri: str) -> tuple[str, ...]:
+def _title_and_aliases(graph: VaultGraph, uri: str) -> tuple[str, ...]:
     """A note's title and aliases (how an answer may name it in a link)."""
     info = graph.nodes.get(uri)
     return (info.title, *info.aliases) if info is not None else ()

@@ -111,9 +111,13 @@ def read_note_bytes(file: Path, path: str, limit: int) -> tuple[bytes, int, str 
         return data, st.st_size, None
     cut = data.rfind(b"\n", 0, limit) + 1 or limit
     size = max(st.st_size, len(data))
-    return data[:cut], size, (
-        f"{path}: {size:,} bytes, over index.max_note_bytes ({limit:,}); "
-        f"only the first {cut:,} bytes are indexed"
+    return (
+        data[:cut],
+        size,
+        (
+            f"{path}: {size:,} bytes, over index.max_note_bytes ({limit:,}); "
+            f"only the first {cut:,} bytes are indexed"
+        ),
     )
 
 
@@ -184,7 +188,9 @@ def _counted(results: Iterable[T], report: Callable[[int], None] | None) -> list
     return out
 
 
-def parse_vault(vault: Path, config: IndexConfig | None = None) -> tuple[VaultGraphBuild, list[ParsedNote], list[str]]:
+def parse_vault(
+    vault: Path, config: IndexConfig | None = None
+) -> tuple[VaultGraphBuild, list[ParsedNote], list[str]]:
     """Parse, resolve and build the graph of a whole vault, without touching any index."""
     config = config or IndexConfig()
     settings = config.index
@@ -192,7 +198,10 @@ def parse_vault(vault: Path, config: IndexConfig | None = None) -> tuple[VaultGr
         raise VaultError(str(vault), "not a folder")
     scan = scan_vault(vault, settings.exclude, settings.exclude_templates)
     notes, warnings, _ = parse_files(
-        vault, scan.notes, settings.hierarchy_properties, settings.workers,
+        vault,
+        scan.notes,
+        settings.hierarchy_properties,
+        settings.workers,
         max_bytes=settings.max_note_bytes,
     )
     built = _graph(notes, [a.path for a in scan.attachments], config)
@@ -315,7 +324,12 @@ def _build_locked(
     unchanged: list[str] = []
     for path, entry in current.items():
         prev = prev_files.get(path)
-        if not reparse_all and prev is not None and prev[0] == entry.size and prev[1] == entry.mtime_ns:
+        if (
+            not reparse_all
+            and prev is not None
+            and prev[0] == entry.size
+            and prev[1] == entry.mtime_ns
+        ):
             unchanged.append(path)
         else:
             to_parse.append(entry)
@@ -327,7 +341,11 @@ def _build_locked(
         progress("parsing", 0, len(to_parse))
         parsed_so_far = lambda n: progress("parsing", n, len(to_parse))  # noqa: E731
     parsed, warnings, same = parse_files(
-        vault, to_parse, settings.hierarchy_properties, settings.workers, known,
+        vault,
+        to_parse,
+        settings.hierarchy_properties,
+        settings.workers,
+        known,
         settings.max_note_bytes,
         on_parsed=parsed_so_far,
     )
@@ -349,7 +367,8 @@ def _build_locked(
     prev_attachments: list[str] = []
     if prev_db is not None:
         prev_attachments = [
-            r[0] for r in prev_db.execute("SELECT path FROM files WHERE kind='attachment' ORDER BY path")
+            r[0]
+            for r in prev_db.execute("SELECT path FROM files WHERE kind='attachment' ORDER BY path")
         ]
     nothing_changed = (
         previous is not None
@@ -400,14 +419,19 @@ def _build_locked(
         )
         for note in parsed:
             db.execute("DELETE FROM notes WHERE path = ?", (note.path,))
-            db.execute("INSERT OR REPLACE INTO notes VALUES (" + ",".join("?" * 16) + ")", note_to_row(note))
+            db.execute(
+                "INSERT OR REPLACE INTO notes VALUES (" + ",".join("?" * 16) + ")",
+                note_to_row(note),
+            )
 
         existing = set(vectors.ids().tolist())
         rows, todo_ids, todo_texts = [], [], []
         for uri, chunks in new_chunks.items():
             for c in chunks:
                 vid = c.vec_id
-                rows.append((uri, c.seq, c.heading_path, c.text, c.start_line, c.end_line, c.tokens, vid))
+                rows.append(
+                    (uri, c.seq, c.heading_path, c.text, c.start_line, c.end_line, c.tokens, vid)
+                )
                 if vid not in existing:
                     existing.add(vid)
                     todo_ids.append(vid)
@@ -470,7 +494,11 @@ def _build_locked(
             "tool_version": __version__,
             "vault": str(vault),
             "updated": time.time(),
-            "counts": {k: v for k, v in stats.to_json().items() if isinstance(v, int) and not isinstance(v, bool)},
+            "counts": {
+                k: v
+                for k, v in stats.to_json().items()
+                if isinstance(v, int) and not isinstance(v, bool)
+            },
         }
         if prev_db is not None:
             prev_db.close()
@@ -489,7 +517,9 @@ def _load_vectors(out_dir: Path, previous: dict | None, reuse: bool) -> VectorIn
     return VectorIndex(int((previous or {}).get("dim") or 384))
 
 
-def _write_files_and_warnings(db, current: dict[str, FileEntry], attachments, warnings: list[str]) -> None:
+def _write_files_and_warnings(
+    db, current: dict[str, FileEntry], attachments, warnings: list[str]
+) -> None:
     db.execute("DELETE FROM files")
     db.execute("DELETE FROM warnings")
     db.executemany(
@@ -501,6 +531,15 @@ def _write_files_and_warnings(db, current: dict[str, FileEntry], attachments, wa
 
 
 def _fill_counts_from_manifest(stats: IndexStats, manifest: dict) -> None:
-    for key in ("notes", "folders", "virtual_folders", "attachments", "links_resolved", "links_unresolved", "tags", "chunks"):
+    for key in (
+        "notes",
+        "folders",
+        "virtual_folders",
+        "attachments",
+        "links_resolved",
+        "links_unresolved",
+        "tags",
+        "chunks",
+    ):
         setattr(stats, key, int(manifest.get("counts", {}).get(key, 0)))
     stats.chunks_reused = stats.chunks

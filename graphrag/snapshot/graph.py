@@ -152,9 +152,7 @@ class VaultGraph:
                 outlinks[source] = tuple(lk for lk in outlinks[source] if lk.target != target)
             if target in backlinks:
                 backlinks[target] = tuple(s for s in backlinks[target] if s != source)
-        return replace(
-            self, outlinks_of=outlinks, backlinks_of=backlinks, _objects={}, _derived={}
-        )
+        return replace(self, outlinks_of=outlinks, backlinks_of=backlinks, _objects={}, _derived={})
 
     def derived(self, name: str, build: Callable[[], T]) -> T:
         """``build()``, once per graph (what is derived from its links, e.g. which

@@ -230,10 +230,10 @@ class LexicalIndex:
         matched = np.zeros(size, dtype=np.float32)
         n, ids, indptr = len(self.lengths), self.vocab.ids, self.indptr
         for term in terms:
-            t = ids.get(term)
-            if t is None or t >= self.terms:
+            tid = ids.get(term)
+            if tid is None or tid >= self.terms:
                 continue
-            lo, hi = int(indptr[t]), int(indptr[t + 1])
+            lo, hi = int(indptr[tid]), int(indptr[tid + 1])
             if lo == hi:
                 continue
             df = hi - lo
