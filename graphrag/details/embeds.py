@@ -152,6 +152,7 @@ class Embeds:
         """What an embed of ``target`` shows (None when the heading or block is missing)."""
         body = self.body(target.uri)
         sub = target.subpath
+        text: str | None
         if not sub:
             text = body
         elif sub.startswith("#^"):
@@ -164,7 +165,7 @@ class Embeds:
 
 
 def _code_lines(text: str) -> set[int]:
-    return fenced_lines(text) if "```" in text or "~~~" in text else set()
+    return set(fenced_lines(text)) if "```" in text or "~~~" in text else set()
 
 
 def _norm(heading: str) -> str:

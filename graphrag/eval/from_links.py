@@ -161,7 +161,7 @@ def _questions_of(
         if span is None:
             continue
         passage = "\n".join(lines[span[0] : span[1]])
-        text = question_text(passage, lambda written, t=target: targets.get(written) == t)
+        text = question_text(passage, _names_target(targets, target))
         text = _window(text, max_words)
         if HIDDEN not in text or len(WORD_RE.findall(text.replace(HIDDEN, " "))) < min_words:
             continue
@@ -200,6 +200,10 @@ def _passage_spans(body: str) -> dict[int, tuple[int, int]]:
             for n in range(block.start, block.end):
                 out[n] = (n, n + 1)
     return out
+
+
+def _names_target(targets: dict[str, str], target: str) -> Callable[[str], bool]:
+    return lambda written: targets.get(written) == target
 
 
 def question_text(passage: str, hidden: Callable[[str], bool]) -> str:

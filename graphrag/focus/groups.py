@@ -53,7 +53,8 @@ class PropertyGroups:
         """Property (casefolded) -> the targets ``uri`` links under it."""
         hit = self._links.get(uri)
         if hit is None:
-            hit, names = {}, {}
+            hit = {}
+            names: dict[str, str] = {}
             nodes = self.graph.nodes
             for link in self.graph.outlinks(uri):
                 node = nodes.get(link.target)
