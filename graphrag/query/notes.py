@@ -72,8 +72,8 @@ class DetailSource:
         return scores
 
     def passage_chars(self, uri: str) -> int:
-        """The least ``limit`` that shows the note's best passage whole (properties
-        included): an upper bound, its embeds counted at their largest."""
+        """The ``limit`` that shows the note's best passage whole (properties
+        included), as written: embeds get their share of it when inlined."""
         head = self.property_lines(uri) if self.properties else ""
         extra = len(head) + 2 if head else 0
         i = self.corpus.index_of.get(uri)
@@ -82,7 +82,9 @@ class DetailSource:
         if not chunks or hi - lo != len(chunks):
             return extra + len(self.text.full(uri))
         best = chunks[int(np.argmax(self.chunk_scores[lo:hi]))]
-        return extra + len(self.text.inline(uri, section_text(best))) + 2 * len(GAP)
+        # As written: an embed inlined may take up to half the limit (query_details),
+        # so the room it gets grows with the passage, not the other way round.
+        return extra + len(section_text(best)) + 2 * len(GAP)
 
     def property_lines(self, uri: str) -> str:
         row = self.index.note_row(uri)
