@@ -18,6 +18,8 @@ KNOWN_SETS = {
     "kepano.jsonl": REPO.parent / "shared" / "vaults" / "kepano-obsidian",
     "sample_vault.jsonl": REPO / "sample_vault",
     "dendron.jsonl": REPO.parent / "shared" / "vaults" / "dendron-site",
+    "obsidian-help.jsonl": REPO.parent / "shared" / "vaults" / "obsidian-help",
+    "dnd-srd.jsonl": REPO.parent / "shared" / "vaults" / "dnd-srd-wiki",
 }
 
 
