@@ -49,7 +49,11 @@ def test_layout_and_manifest(indexed: tuple[Path, Path]) -> None:
     assert isinstance(manifest["config_hash"], str) and manifest["config_hash"]
     assert manifest["counts"]["notes"] == 37
     gen = index_dir / "gen-000001"
-    assert sorted(p.name for p in gen.iterdir()) == ["index.sqlite", "note_vectors.npz", "vectors.faiss"]
+    assert sorted(p.name for p in gen.iterdir()) == [
+        "index.sqlite",
+        "note_vectors.npz",
+        "vectors.faiss",
+    ]
     # Nothing else is left behind: no temp folders, no stray files.
     assert sorted(p.name for p in index_dir.iterdir()) == [".lock", "gen-000001", MANIFEST]
 
