@@ -10,16 +10,16 @@ there. The budget is spent in this order:
    go, weaker notes are dropped before it is cut. An entry also gets its part of
    what is left of the share for more of its text; one that does not fit in that
    form shows its best passage alone.
-2. **The best vector hit**, if it is not an entry: structure never displaces it.
-3. **Related notes and search hits, fused**: the graph's ranking (the rerank
-   of ``score.py``) and the hybrid search ranking (``search.searches.
-   fused_ranking``: vector, BM25 and graph votes) are two views of which notes
-   answer the question; reciprocal rank fusion puts the notes both rank high
-   first and alternates between the two after that, as ``hybrid_search`` fuses
-   its own rankings. When the graph runs out of notes the search keeps
-   filling: a larger budget never holds less evidence than ``hybrid_search``
-   would. A search hit is a related note with the relation ``MatchesQuestion``
-   and itself as ``focusUri``.
+2. **The entries' neighbours** (related notes one hop from their entry), by rank,
+   with room kept for **the best vector hit**, which comes next: structure never
+   displaces it.
+3. **The rest, fused**: the deeper related notes and the fused hybrid ranking
+   (``search.searches.fused_ranking``: vector, BM25 and graph votes) in one
+   order by reciprocal rank fusion. Two or more hops
+   out, structure is no stronger evidence than a search hit, and when the graph
+   runs out of notes the search keeps filling: a larger budget never holds less
+   evidence than ``hybrid_search`` would. A search hit is a related note with
+   the relation ``MatchesQuestion`` and itself as ``focusUri``.
    A note reached through a link to one of its headings or blocks
    (``[[Note#Heading]]``, ``[[Note#^block]]``) shows that section first.
 4. **Near-duplicates take one slot.** A note whose passage is already shown (90%
@@ -101,13 +101,15 @@ class Packing:
     def used(self) -> int:
         return sum(self.costs)
 
+    held: tuple[int, int] = (0, 0)  # tokens and slots kept for a note to come
+
     @property
     def left(self) -> int:
-        return self.budget - self.used
+        return self.budget - self.used - self.held[0]
 
     @property
     def full(self) -> bool:
-        return len(self.docs) >= self.max_documents or self.left < MIN_NOTE_TOKENS
+        return len(self.docs) + self.held[1] >= self.max_documents or self.left < MIN_NOTE_TOKENS
 
     def uris(self) -> set[str]:
         return {d.uri for d in self.docs}
@@ -212,14 +214,19 @@ class Packer:
         best_hit: str | None,
         budget: int,
     ) -> Packing:
-        """Entries, the best vector hit, related notes and search hits fused, then the
-        entries' lists (see the module)."""
+        """Entries, their neighbours, the fused rest, then lists (see the module)."""
         self.pack_entries(packing, entries, budget)
         pinned = self.pinned(packing, ranked, best_hit)
-        if pinned is not None:
-            packing.add_new(pinned)
+        if pinned is not None:  # its room is kept while the neighbours are packed
+            packing.held = (packing.cost(pinned), 1)
         others = [r for r in ranked if pinned is None or r.found.cand.uri != pinned.uri]
-        self.pack_related(packing, fuse(others, hits, self.qs.rrf_k))
+        self.pack_related(packing, [r for r in others if r.found.cand.depth <= 1])
+        if pinned is not None:
+            packing.held = (0, 0)
+            if pinned.uri not in packing.named():
+                packing.add_new(pinned)
+        far = [r for r in others if r.found.cand.depth > 1]
+        self.pack_related(packing, fuse(far, hits, self.qs.rrf_k))
         self.pack_lists(packing)
         return packing
 
