@@ -35,7 +35,7 @@ from graphrag.focus.traverse import Candidate, traverse
 from graphrag.query.entry import Entry, ParsedQuery, select_entries, text_evidence
 from graphrag.query.expand import path_expansion, tag_expansion
 from graphrag.query.notes import DetailSource
-from graphrag.query.pack import Packer, Packing, search_hits
+from graphrag.query.pack import BodyShingles, Packer, Packing, search_hits
 from graphrag.query.render import connection_lines, renderer
 from graphrag.query.score import Found, link_context, rank, weigh
 from graphrag.query.selector import SimilaritySelector
@@ -121,7 +121,8 @@ def run_query(
     fused = [i for i, _, _ in fused_ranking(scope, sims, lex)]
     hits = search_hits(graph, corpus, fused, by_vector | by_lexical, qs.hybrid_graph_seeds)
     best_hit = top_notes(sims, 1, allowed, -1.0)
-    packing = Packing(budget - reserve, render, tokenizer, qs.max_documents, index.body)
+    bodies = corpus.derived("pack.body_shingles", lambda: BodyShingles(index.body))
+    packing = Packing(budget - reserve, render, tokenizer, qs.max_documents, bodies)
     packing.skipped.extend(dropped)
     packer = Packer(graph, corpus, chunk_text, qs, fs, sims, explain)
     packer.pack(

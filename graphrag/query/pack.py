@@ -37,6 +37,8 @@ there. The budget is spent in this order:
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -78,24 +80,48 @@ def shingles(text: str) -> frozenset[int]:
     ``Lich``."""
     prose = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
     words = _WORD.findall(prose.casefold())
-    return frozenset(hash(tuple(words[i : i + SHINGLE])) for i in range(len(words) - SHINGLE + 1))
+    return frozenset(map(hash, zip(*(words[k:] for k in range(SHINGLE)), strict=False)))
+
+
+class BodyShingles:
+    """Notes' whole-text shingles, the most recently used ``size`` kept: one object per
+    index generation (``Corpus.derived``), so a duplicated folder's long aggregate
+    notes are read and hashed once, not in every query that meets them."""
+
+    def __init__(self, body: Callable[[str], str], size: int = 512) -> None:
+        self.body = body
+        self.size = size
+        self._cache: OrderedDict[str, frozenset[int]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __call__(self, uri: str) -> frozenset[int]:
+        with self._lock:
+            got = self._cache.get(uri)
+            if got is not None:
+                self._cache.move_to_end(uri)
+                return got
+        got = shingles(self.body(uri))
+        with self._lock:
+            self._cache[uri] = got
+            while len(self._cache) > self.size:
+                self._cache.popitem(last=False)
+        return got
 
 
 @dataclass
 class Packing:
     """The budget as it is spent: documents in output order, their costs, and what
-    was left out. ``body`` gives a note's whole text (for finding copies)."""
+    was left out. ``bodies`` gives a note's whole-text shingles (for finding copies)."""
 
     budget: int
     render: Callable[[Doc, int], str]
     tokenizer: TokenCounter
     max_documents: int
-    body: Callable[[str], str] | None = None
+    bodies: Callable[[str], frozenset[int]] | None = None
     docs: list[Doc] = field(default_factory=list)
     costs: list[int] = field(default_factory=list)
     skipped: list[SkippedNote] = field(default_factory=list)
     _shown: list[frozenset[int]] = field(default_factory=list)
-    _bodies: dict[str, frozenset[int]] = field(default_factory=dict)
 
     @property
     def used(self) -> int:
@@ -161,7 +187,7 @@ class Packing:
         overlap = [len(mine & shown) for shown in self._shown]
         if sum(overlap) >= need and len(mine & frozenset().union(*self._shown)) >= need:
             return max(range(len(overlap)), key=overlap.__getitem__)
-        if self.body is None:
+        if self.bodies is None:
             return None
         theirs_in_mine: frozenset[int] | None = None
         for at, other in enumerate(self.docs):
@@ -187,10 +213,7 @@ class Packing:
         return True
 
     def _body(self, uri: str) -> frozenset[int]:
-        got = self._bodies.get(uri)
-        if got is None:
-            got = self._bodies[uri] = shingles(self.body(uri)) if self.body else frozenset()
-        return got
+        return self.bodies(uri) if self.bodies is not None else frozenset()
 
 
 @dataclass(frozen=True)
