@@ -231,7 +231,10 @@ class BudgetList(click.ParamType):
     help="Token budgets: one, or a comma list (1000,2000,4000); repeatable. Default 1000, 2000, 4000.",
 )
 @click.option(
-    "--system", "systems", multiple=True, help="graphrag, vector or bm25 (repeatable; default all)."
+    "--system",
+    "systems",
+    multiple=True,
+    help="graphrag, vector, bm25 or hybrid (repeatable; default all).",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for query mode.")
 @click.option("--markdown", is_flag=True, help="A Markdown table instead of columns.")
