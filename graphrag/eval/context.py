@@ -19,16 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphrag.budget import TokenCounter
+from graphrag.results.query import LIST_KEYS
 
 _COMPACT = (",", ":")
-LIST_KEYS = (
-    "contextualPath",
-    "children",
-    "priorSiblings",
-    "youngerSiblings",
-    "inboundReferences",
-    "outboundLinks",
-)
 
 
 @dataclass(frozen=True, slots=True)

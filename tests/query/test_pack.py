@@ -17,18 +17,9 @@ from graphrag.query.pack import fuse, restate, shingles
 from graphrag.query.render import doc_json, render_prompt
 from graphrag.query.score import Found, Ranked
 from graphrag.results.notes import Relation
-from graphrag.results.query import EntryNote, QueryNote, QueryResult
+from graphrag.results.query import LIST_KEYS, EntryNote, QueryNote, QueryResult
 from tests.support.fakes import HashEmbedder
 from tests.support.query_vault import DIM, json_tokens, make_rag, uris
-
-LIST_KEYS = (
-    "contextualPath",
-    "children",
-    "priorSiblings",
-    "youngerSiblings",
-    "inboundReferences",
-    "outboundLinks",
-)
 
 
 def _all_notes(result: QueryResult) -> list[EntryNote | QueryNote]:
