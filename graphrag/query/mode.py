@@ -12,10 +12,10 @@ Pipeline (docs/architecture.md, "Query mode"):
    ``min_similarity`` are dropped unless structurally close (within
    ``close_depth`` hops of an entry, by default the traversal's own ``max_hops``,
    or on a path between entries);
-4. packing (``pack.py``): entries with their best passages, the entries'
-   neighbours, then the deeper related notes fused with the hybrid ranking, while
-   each rendered note fits the budget (entries included) and ``max_documents`` is
-   not reached; copies take no slot; entries' lists get what is left.
+4. packing (``pack.py``): entries with their best passages, the best vector
+   hit, then the related notes fused with the hybrid ranking, while each rendered
+   note fits the budget (entries included) and ``max_documents`` is not reached;
+   copies take no slot; entries' lists get what is left.
 """
 
 from __future__ import annotations

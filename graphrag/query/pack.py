@@ -10,16 +10,19 @@ there. The budget is spent in this order:
    go, weaker notes are dropped before it is cut. An entry also gets its part of
    what is left of the share for more of its text; one that does not fit in that
    form shows its best passage alone.
-2. **The entries' neighbours** (related notes one hop from their entry), by rank,
-   with room kept for **the best vector hit**, which comes next: structure never
-   displaces it.
-3. **The rest, fused**: the deeper related notes and the fused hybrid ranking
-   (``search.searches.fused_ranking``: vector, BM25 and graph votes) in one
-   order by reciprocal rank fusion. Two or more hops
-   out, structure is no stronger evidence than a search hit, and when the graph
-   runs out of notes the search keeps filling: a larger budget never holds less
-   evidence than ``hybrid_search`` would. A search hit is a related note with
-   the relation ``MatchesQuestion`` and itself as ``focusUri``.
+2. **The best vector hit**, if it is not an entry: structure never displaces it.
+3. **Related notes and search hits, fused**: the graph's ranking (the rerank
+   of ``score.py``) and the hybrid search ranking (``search.searches.
+   fused_ranking``: vector, BM25 and graph votes) are two views of which notes
+   answer the question; reciprocal rank fusion puts the notes both rank high
+   first and alternates between the two after that, as ``hybrid_search`` fuses
+   its own rankings. The **bridges** (notes an entry links to from its passage
+   that best matches the question, or from a property: "the cellar is run by
+   [[Mira Halvorsen]]") count in a third ranking, since the second note of a
+   two-hop question is one text similarity alone does not find. When the graph runs out of notes the search keeps
+   filling: a larger budget never holds less evidence than ``hybrid_search``
+   would. A search hit is a related note with the relation ``MatchesQuestion``
+   and itself as ``focusUri``.
    A note reached through a link to one of its headings or blocks
    (``[[Note#Heading]]``, ``[[Note#^block]]``) shows that section first.
 4. **Near-duplicates take one slot.** A note whose passage is already shown (90%
@@ -127,15 +130,13 @@ class Packing:
     def used(self) -> int:
         return sum(self.costs)
 
-    held: tuple[int, int] = (0, 0)  # tokens and slots kept for a note to come
-
     @property
     def left(self) -> int:
-        return self.budget - self.used - self.held[0]
+        return self.budget - self.used
 
     @property
     def full(self) -> bool:
-        return len(self.docs) + self.held[1] >= self.max_documents or self.left < MIN_NOTE_TOKENS
+        return len(self.docs) >= self.max_documents or self.left < MIN_NOTE_TOKENS
 
     def uris(self) -> set[str]:
         return {d.uri for d in self.docs}
@@ -237,21 +238,27 @@ class Packer:
         best_hit: str | None,
         budget: int,
     ) -> Packing:
-        """Entries, their neighbours, the fused rest, then lists (see the module)."""
+        """Entries, the best vector hit, the bridges, related notes and search hits
+        fused, then the entries' lists (see the module)."""
         self.pack_entries(packing, entries, budget)
         pinned = self.pinned(packing, ranked, best_hit)
-        if pinned is not None:  # its room is kept while the neighbours are packed
-            packing.held = (packing.cost(pinned), 1)
-        others = [r for r in ranked if pinned is None or r.found.cand.uri != pinned.uri]
-        self.pack_related(packing, [r for r in others if r.found.cand.depth <= 1])
         if pinned is not None:
-            packing.held = (0, 0)
-            if pinned.uri not in packing.named():
-                packing.add_new(pinned)
-        far = [r for r in others if r.found.cand.depth > 1]
-        self.pack_related(packing, fuse(far, hits, self.qs.rrf_k))
+            packing.add_new(pinned)
+        others = [r for r in ranked if pinned is None or r.found.cand.uri != pinned.uri]
+        bridges = [r for r in others if self.bridge(r)]
+        self.pack_related(packing, fuse(others, hits, self.qs.rrf_k, bridges))
         self.pack_lists(packing)
         return packing
+
+    def bridge(self, item: Ranked) -> bool:
+        """A note the entry links to from its passage that best matches the question
+        ("the cellar is run by [[Mira Halvorsen]]"), or from a property: the second
+        note of a two-hop question, which text similarity alone does not find."""
+        c = item.found.cand
+        i = self.corpus.index_of.get(c.origin)
+        if c.depth != 1 or i is None or item.found.context <= 0:
+            return False
+        return item.found.context >= float(self.sims[i]) - 1e-6
 
     def pinned(
         self, packing: Packing, ranked: Sequence[Ranked], best_hit: str | None
@@ -420,13 +427,18 @@ def _uri(item: Ranked | str) -> str:
     return item if isinstance(item, str) else item.found.cand.uri
 
 
-def fuse(ranked: Sequence[Ranked], hits: Sequence[str], k: int) -> list[Ranked | str]:
-    """Related notes and search hits in one order, by reciprocal rank fusion of the
-    two rankings (``1 / (k + rank)`` from each; ties keep the related note first).
-    A note in both stays a related note: its relation says more."""
+def fuse(
+    ranked: Sequence[Ranked], hits: Sequence[str], k: int, bridges: Sequence[Ranked] = ()
+) -> list[Ranked | str]:
+    """Related notes and search hits in one order: reciprocal rank fusion
+    (``1 / (k + rank)`` from each ranking; ties keep discovery order) of the graph's
+    ranking, the search ranking and the ``bridges`` (related notes the entries link
+    to from their best passages), so a bridge ranks as a note both views find. A
+    note in the graph's ranking and a search hit stays a related note: its relation
+    says more."""
     score: dict[str, float] = {}
     first: dict[str, Ranked | str] = {}
-    rankings: tuple[Sequence[Ranked | str], ...] = (ranked, hits)
+    rankings: tuple[Sequence[Ranked | str], ...] = (ranked, hits, bridges)
     for ranking in rankings:
         for rank, item in enumerate(ranking, start=1):
             uri = _uri(item)

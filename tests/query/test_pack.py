@@ -337,3 +337,29 @@ def test_a_note_reached_through_a_link_to_a_heading_shows_that_section_first(tmp
     other = make_rag(tmp_path / "b", plain, query={"vector_entry_count": 1, "max_entries": 1})
     setup = next(n for n in other.query(question, budget=4000, seed=0).related if n.uri == "Setup")
     assert "pick a region" not in setup.note.details
+
+
+# -- a bridge: the link in the entry's best passage -------------------------------------------------
+def test_the_note_linked_from_the_entrys_best_passage_comes_before_notes_both_views_find(tmp_path):
+    filler = " ".join(f"pad{i}" for i in range(60))
+    long = " ".join(f"room{i}" for i in range(200))  # a chunk of its own
+    files = {
+        "Cellar.md": (
+            "# Cellar\n\n## Who\n\nThe aging cellar is run by [[Mira]].\n\n"
+            f"## Rooms\n\n{long} The cellar has rooms: [[Cellar Rooms]], [[Cellar Shelves]].\n"
+        ),
+        "Mira.md": "# Mira\n\nMira started at the cooperative in 2019. " + filler + "\n",
+        "Cellar Rooms.md": "# Cellar Rooms\n\nThe aging cellar rooms are cold. " + filler + "\n",
+        "Cellar Shelves.md": "# Cellar Shelves\n\nThe aging cellar shelves hold wheels. "
+        + filler
+        + "\n",
+    }
+    rag = make_rag(tmp_path, files, query={"vector_entry_count": 1, "max_entries": 1})
+    question = "who runs the aging cellar"
+    full = rag.query(question, budget=4000, seed=0)
+    assert uris(full.entries) == ["Cellar"]
+    # Cellar Rooms and Shelves are both linked (graph) and similar (search); Mira only
+    # linked, but from the passage that answers the question: she comes first.
+    assert uris(full.related)[0] == "Mira"
+    small = rag.query(question, budget=json_tokens(rag, full) - 1, seed=0)
+    assert "Mira" in uris(small.related)
