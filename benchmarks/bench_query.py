@@ -49,8 +49,8 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.common import generated_vault, indexed  # noqa: E402
 from graphrag.api import VaultRAG  # noqa: E402
-from graphrag.query.entry import parse_query  # noqa: E402
 from graphrag.query.mode import run_query  # noqa: E402
+from graphrag.query.request import QueryRequest  # noqa: E402
 from graphrag.search.hubs import build_hubs  # noqa: E402
 from graphrag.search.searches import Scope, semantic_search  # noqa: E402
 from graphrag.snapshot import corpus as corpus_module  # noqa: E402
@@ -147,17 +147,12 @@ def agreement(rag: VaultRAG, corpus: Corpus, n: int) -> dict:
 
     def query(c: Corpus, q: str, vec: np.ndarray) -> dict:
         return run_query(
-            snap.index,
-            snap.graph,
-            c,
-            parse_query(q),
-            vec,
-            4000,
-            s.query,
-            s.focus,
-            rag.tokenizer,
-            seed=0,
-            now=1.7e9,
+            QueryRequest.parse(q, s, 4000, seed=0, now=1.7e9),
+            index=snap.index,
+            graph=snap.graph,
+            corpus=c,
+            vector=vec,
+            tokenizer=rag.tokenizer,
         ).to_json()
 
     def notes(result: dict) -> list[str]:

@@ -23,17 +23,20 @@ if TYPE_CHECKING:
 
     from graphrag.answer.ask import Answer, Prepared
     from graphrag.answer.history import Turn
+    from graphrag.query.request import QueryRequest
     from graphrag.results.focus import GraphRAGResult
     from graphrag.results.lookup import Neighbour, NoteRecord
     from graphrag.results.query import QueryResult
     from graphrag.results.search import GraphSearchResult, SearchResult
     from graphrag.search.searches import Scope
+    from graphrag.snapshot.corpus import Corpus
     from graphrag.snapshot.filters import Filters
     from graphrag.snapshot.names import NameIndex
     from indexer.build import IndexStats
     from indexer.config import EmbeddingSettings
     from indexer.doctor import DoctorReport
     from indexer.embed import Embedder
+    from indexer.load import IndexSnapshot
     from indexer.tokens import Tokenizer
 
 
@@ -279,22 +282,23 @@ class VaultRAG:
         allowed = chosen.mask(corpus, snapshot.graph)
         return Scope(snapshot.index, snapshot.graph, corpus, self.settings.query, allowed)
 
-    def _vector(self, scope: Scope, text: str) -> np.ndarray:
+    def _vector(self, index: IndexSnapshot, corpus: Corpus, text: str) -> np.ndarray:
+        """``text``'s vector, refused when the model differs from the one the index used."""
         from graphrag.errors import IndexStaleError
         from indexer.vector_kind import vectors_differ
 
-        changed = vectors_differ(scope.index.manifest, self.embedder)
-        if scope.corpus.chunk_count and changed:
+        changed = vectors_differ(index.manifest, self.embedder)
+        if corpus.chunk_count and changed:
             # A question embedded differently from the chunks ranks them wrongly, silently.
             raise IndexStaleError(
                 f"{self.index_dir}: {changed} since the index was made; "
                 "run `vault-graphrag index VAULT` to re-embed it"
             )
         vec = self.embed_query(text)
-        if scope.corpus.chunk_count and vec.shape[0] != scope.corpus.dim:
-            model = scope.index.manifest.get("model")
+        if corpus.chunk_count and vec.shape[0] != corpus.dim:
+            model = index.manifest.get("model")
             raise IndexStaleError(
-                f"{self.index_dir}: the index holds {scope.corpus.dim}-dimension vectors "
+                f"{self.index_dir}: the index holds {corpus.dim}-dimension vectors "
                 f"({model}), the query model gives {vec.shape[0]}; re-index with --full"
             )
         return vec
@@ -312,6 +316,9 @@ class VaultRAG:
     ) -> QueryResult:
         """The notes that best answer ``question`` and how they relate, under a budget.
 
+        ``query_request`` and then ``run_query``: the arguments are checked and the
+        filters parsed once, here.
+
         Args:
             question: free text; ``#tags`` in it select notes by tag.
             budget: tokens for everything returned, entry notes included.
@@ -322,31 +329,51 @@ class VaultRAG:
             output: ``json`` or ``prompt``: which rendered form the budget counts.
             now: epoch seconds used for recency (tests pass a fixed time).
         """
-        from graphrag.query.entry import parse_query
-        from graphrag.query.mode import run_query
+        request = self.query_request(
+            question, budget, seed=seed, explain=explain, filters=filters, output=output, now=now
+        )
+        return self.run_query(request)
 
-        parsed = parse_query(_question(question))
-        budget = self.settings.query.default_budget if budget is None else budget
-        if budget < 0:
-            raise InvalidRequestError("budget", f"must be >= 0, got {budget}")
-        scope = self._search_scope()
-        chosen = as_filters(filters)
-        return run_query(
-            scope.index,
-            scope.graph,
-            scope.corpus,
-            parsed,
-            self._vector(scope, parsed.search_text or parsed.text),
+    def query_request(
+        self,
+        question: str,
+        budget: int | None = None,
+        *,
+        seed: int | None = None,
+        explain: bool = False,
+        filters: Filters | Mapping[str, Any] | None = None,
+        output: str = "json",
+        now: float | None = None,
+    ) -> QueryRequest:
+        """A ``QueryRequest`` with this vault's settings (args as ``query``); a bad value
+        fails here, before the model is loaded."""
+        from graphrag.query.request import QueryRequest
+
+        return QueryRequest.parse(
+            question,
+            self.settings,
             budget,
-            self.settings.query,
-            self.settings.focus,
-            self.tokenizer,
             seed=seed,
             explain=explain,
-            filters=chosen,
+            filters=as_filters(filters),
             output=output,
             now=now,
-            details=self.settings.details,
+        )
+
+    def run_query(self, request: QueryRequest) -> QueryResult:
+        """Answer a ``QueryRequest`` on the current snapshot (docs/architecture.md,
+        "The query request")."""
+        from graphrag.query.mode import run_query
+
+        snapshot = self.snapshot  # once: an index update mid-call must not mix generations
+        corpus = snapshot.corpus
+        return run_query(
+            request,
+            index=snapshot.index,
+            graph=snapshot.graph,
+            corpus=corpus,
+            vector=self._vector(snapshot.index, corpus, request.search_text),
+            tokenizer=self.tokenizer,
         )
 
     def semantic_search(
@@ -357,7 +384,9 @@ class VaultRAG:
 
         scope = self._search_scope(filters)
         text = _question(query)
-        return semantic_search(scope, text, self._vector(scope, text), self._top_k(top_k))
+        return semantic_search(
+            scope, text, self._vector(scope.index, scope.corpus, text), self._top_k(top_k)
+        )
 
     def lexical_search(
         self, query: str, top_k: int | None = None, filters: Any = None
@@ -375,7 +404,9 @@ class VaultRAG:
 
         scope = self._search_scope(filters)
         text = _question(query)
-        return hybrid_search(scope, text, self._vector(scope, text), self._top_k(top_k))
+        return hybrid_search(
+            scope, text, self._vector(scope.index, scope.corpus, text), self._top_k(top_k)
+        )
 
     def hierarchical_search(
         self, query: str, top_k: int | None = None, filters: Any = None
@@ -385,7 +416,9 @@ class VaultRAG:
 
         scope = self._search_scope(filters)
         text = _question(query)
-        return hierarchical_search(scope, text, self._vector(scope, text), self._top_k(top_k))
+        return hierarchical_search(
+            scope, text, self._vector(scope.index, scope.corpus, text), self._top_k(top_k)
+        )
 
     def search(
         self,
@@ -420,7 +453,9 @@ class VaultRAG:
             raise InvalidRequestError("hops", f"must be >= 0, got {hops}")
         scope = self._search_scope(filters)
         text = _question(query)
-        return graph_search(scope, text, self._vector(scope, text), self._top_k(top_k), hops)
+        return graph_search(
+            scope, text, self._vector(scope.index, scope.corpus, text), self._top_k(top_k), hops
+        )
 
     def get_note(self, note: str) -> NoteRecord:
         """One note (uri, path, title or alias): metadata, properties, neighbours, text."""

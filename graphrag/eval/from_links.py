@@ -34,7 +34,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from graphrag.errors import InvalidRequestError
@@ -281,31 +281,25 @@ class HiddenLinkQuery:
     def run(
         self, questions: Sequence[Question], budgets: Sequence[int]
     ) -> dict[int, list[Retrieved]]:
-        from graphrag.query.entry import parse_query
         from graphrag.query.mode import run_query
+        from graphrag.query.request import QueryRequest
 
         rag = self.rag
         snapshot = rag.snapshot
         corpus = snapshot.corpus
-        settings = rag.settings
         out: dict[int, list[Retrieved]] = {b: [] for b in budgets}
         for q in questions:
             graph = snapshot.graph.without_links(self.hidden.get(q.id, ()))
-            parsed = parse_query(q.question)
-            vec = rag.embed_query(parsed.search_text or parsed.text)
+            asked = QueryRequest.parse(q.question, rag.settings, seed=self.seed)
+            vec = rag.embed_query(asked.search_text)
             for budget in budgets:
                 result = run_query(
-                    snapshot.index,
-                    graph,
-                    corpus,
-                    parsed,
-                    vec,
-                    budget,
-                    settings.query,
-                    settings.focus,
-                    rag.tokenizer,
-                    seed=self.seed,
-                    details=settings.details,
+                    replace(asked, budget=budget),
+                    index=snapshot.index,
+                    graph=graph,
+                    corpus=corpus,
+                    vector=vec,
+                    tokenizer=rag.tokenizer,
                 )
                 # Read as query mode's own system reads its answers (density included).
                 out[budget].append(query_context(result.to_json(), rag.tokenizer))

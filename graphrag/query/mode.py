@@ -28,7 +28,6 @@ from dataclasses import replace
 import numpy as np
 
 from graphrag.budget import NOTE_OVERHEAD_TOKENS, TokenCounter
-from graphrag.config.details import DetailsSettings
 from graphrag.config.focus import FocusSettings
 from graphrag.config.query import QuerySettings
 from graphrag.focus.traverse import Candidate, traverse
@@ -37,13 +36,13 @@ from graphrag.query.expand import path_expansion, tag_expansion
 from graphrag.query.notes import DetailSource
 from graphrag.query.pack import BodyShingles, Packer, Packing, search_hits
 from graphrag.query.render import connection_lines, renderer
+from graphrag.query.request import QueryRequest
 from graphrag.query.score import Found, link_context, rank, weigh
 from graphrag.query.selector import SimilaritySelector
 from graphrag.results.notes import Relation
 from graphrag.results.query import EntryNote, QueryNote, QueryResult
 from graphrag.search.searches import Scope, fused_ranking, top_notes
 from graphrag.snapshot.corpus import Corpus
-from graphrag.snapshot.filters import Filters
 from graphrag.snapshot.graph import VaultGraph
 from graphrag.snapshot.lexical import lexical_index
 from indexer.load import IndexSnapshot
@@ -52,35 +51,34 @@ TAG_DISTANCE = 2  # note -> #tag -> note: two edges in the vault's graph
 
 
 def run_query(
+    request: QueryRequest,
+    *,
     index: IndexSnapshot,
     graph: VaultGraph,
     corpus: Corpus,
-    question: ParsedQuery,
-    query_vec: np.ndarray,
-    budget: int,
-    qs: QuerySettings,
-    fs: FocusSettings,
+    vector: np.ndarray,
     tokenizer: TokenCounter,
-    *,
-    seed: int | None = None,
-    explain: bool = False,
-    filters: Filters | None = None,
-    output: str = "json",
-    now: float | None = None,
-    details: DetailsSettings | None = None,
 ) -> QueryResult:
-    render = renderer(output)  # fail on a bad format before any work
-    now = time.time() if now is None else now
-    rng = random.Random(seed)
-    chunk_scores = corpus.chunk_scores(query_vec)
+    """Answer ``request`` on one snapshot's data: ``vector`` is the question's embedding
+    (``request.search_text``), ``graph`` the view to traverse (eval hides links from it).
+
+    The request is settled where it came in (``graphrag.query.request``); nothing here
+    parses the question or the filters again.
+    """
+    question, budget, output = request.question, request.budget, request.output
+    qs, fs, filters, explain = request.query, request.focus, request.filters, request.explain
+    render = renderer(output)
+    now = time.time() if request.now is None else request.now
+    rng = random.Random(request.seed)
+    chunk_scores = corpus.chunk_scores(vector)
     sims = corpus.note_sims(chunk_scores)
     lexical = (
         lexical_index(corpus, qs.stemmer_language).score(question.search_text, len(corpus))
         if qs.lexical_enabled
         else None
     )
-    allowed = filters.mask(corpus, graph) if filters is not None else None
-    filters_json = filters.to_json() if filters is not None and filters.active else None
+    allowed = filters.mask(corpus, graph)
+    filters_json = filters.to_json() if filters.active else None
     entries = select_entries(question, sims, lexical, corpus, graph, qs, allowed)
     if not entries:
         return QueryResult(
@@ -111,7 +109,7 @@ def run_query(
     )
     ranked, dropped = rank(graph, corpus, found, qs, fs, rng, now, similarity)
 
-    chunk_text = DetailSource(index, corpus, chunk_scores, qs.show_properties, details)
+    chunk_text = DetailSource(index, corpus, chunk_scores, qs.show_properties, request.details)
     # In the prompt, part of the budget is kept for the [Connection] lines, which are
     # counted too and would otherwise never fit after the notes have filled it.
     reserve = int(budget * qs.connection_budget_share) if output == "prompt" else 0

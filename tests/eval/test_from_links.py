@@ -147,8 +147,8 @@ def test_a_vault_without_usable_links_is_an_error(tmp_path: Path):
 def test_with_the_real_model_no_answer_follows_its_hidden_link(real_embedder, tmp_path: Path):
     import shutil
 
-    from graphrag.query.entry import parse_query
     from graphrag.query.mode import run_query
+    from graphrag.query.request import QueryRequest
     from graphrag.results.notes import Relation
     from tests.support.files import SAMPLE_VAULT
 
@@ -159,19 +159,14 @@ def test_with_the_real_model_no_answer_follows_its_hidden_link(real_embedder, tm
     made = link_questions(snapshot.index, snapshot.graph, limit=20)
     direct = {Relation.Object, Relation.InboundReference}
     for m in made:
-        view = snapshot.graph.without_links(m.hidden)
-        parsed = parse_query(m.question.question)
+        request = QueryRequest.parse(m.question.question, rag.settings, 2000, seed=0)
         result = run_query(
-            snapshot.index,
-            view,
-            snapshot.corpus,
-            parsed,
-            rag.embed_query(parsed.search_text),
-            2000,
-            rag.settings.query,
-            rag.settings.focus,
-            rag.tokenizer,
-            seed=0,
+            request,
+            index=snapshot.index,
+            graph=snapshot.graph.without_links(m.hidden),
+            corpus=snapshot.corpus,
+            vector=rag.embed_query(request.search_text),
+            tokenizer=rag.tokenizer,
         )
         for n in result.related:
             # The target may come back (by similarity, or another path), never over the link.
