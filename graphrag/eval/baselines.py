@@ -24,7 +24,7 @@ baselines.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -101,16 +101,21 @@ def rank_by_hybrid(
     settings: QuerySettings,
     queries: np.ndarray,
     questions: Sequence[str],
+    graphs: Sequence[VaultGraph] | None = None,
 ) -> list[list[str]]:
     """Per question, ``hybrid_search``'s order: RRF of the vector ranking, BM25 and
-    the graph votes of their best hits (``search.searches.fused_ranking``)."""
+    the graph votes of their best hits (``search.searches.fused_ranking``).
+    ``graphs``: one graph per question to vote with instead of ``graph`` (``eval
+    --from-links`` hides each question's link from the graph that answers it)."""
     scope = Scope(index, graph, corpus, settings)
     lexical = lexical_index(corpus, settings.stemmer_language)
     sims = note_scores(corpus, queries)
+    views = graphs if graphs is not None else [graph] * len(questions)
     out = []
-    for row, text in zip(sims, questions, strict=True):
+    for row, text, view in zip(sims, questions, views, strict=True):
         lex = lexical.score(text, len(corpus)).scores
-        out.append([corpus.uris[i] for i, _, _ in fused_ranking(scope, row, lex)])
+        asked = scope if view is graph else replace(scope, graph=view)
+        out.append([corpus.uris[i] for i, _, _ in fused_ranking(asked, row, lex)])
     return out
 
 

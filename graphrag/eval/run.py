@@ -26,7 +26,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -217,20 +217,41 @@ class BM25System(_PackedBaseline):
 
 
 class HybridSystem(_PackedBaseline):
-    """Notes in the order of ``hybrid_search``: vector, BM25 and graph votes fused."""
+    """Notes in the order of ``hybrid_search``: vector, BM25 and graph votes fused.
+
+    ``hidden``: per question id, links its graph votes must not follow (``eval
+    --from-links`` asks each question on the graph without its own link, as query
+    mode answers it there; with the link, the source note would vote for the answer).
+    """
 
     name = "hybrid"
+
+    def __init__(
+        self,
+        rag: VaultRAG,
+        vectors: QueryVectors | None = None,
+        max_documents: int | None = None,
+        hidden: Mapping[str, Sequence[tuple[str, str]]] | None = None,
+    ) -> None:
+        super().__init__(rag, vectors, max_documents)
+        self.hidden = hidden or {}
 
     def rankings(self, corpus: Corpus, questions: Sequence[Question]) -> list[list[str]]:
         vectors = self.vectors = self.vectors or QueryVectors(self.rag.embedder, questions)
         snapshot = self.rag.snapshot
+        graph = snapshot.graph
+        views = [
+            graph.without_links(self.hidden[q.id]) if self.hidden.get(q.id) else graph
+            for q in questions
+        ]
         return rank_by_hybrid(
             snapshot.index,
-            snapshot.graph,
+            graph,
             corpus,
             self.rag.settings.query,
             vectors.matrix,
             [q.question for q in questions],
+            views,
         )
 
 
