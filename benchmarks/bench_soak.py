@@ -11,7 +11,10 @@ appends a line to a random note every ``--edit-every`` seconds, which the watche
 re-indexes. The server's resident memory (``VmRSS``) is sampled every 10 s into the
 CSV. Printed: RSS after start-up, at 10 minutes and at the end, and the growth
 between the 10th minute and the end (the issue's "flat between the 10th and the 60th
-minute"). ``--minutes 0.2`` is the smoke run the tests use.
+minute"). ``--smaps FILE`` also writes where the resident memory is at 10, 30 and 60
+minutes (and the end): ``/proc/PID/smaps`` summed by mapping (the heap and anonymous
+memory, each shared library, the model's files). ``--minutes 0.2`` is the smoke run the
+tests use.
 """
 
 from __future__ import annotations
@@ -54,6 +57,26 @@ def wait_preloaded(port: int, proc: subprocess.Popen, timeout: float = 600) -> N
     raise SystemExit("the server did not finish preloading")
 
 
+SMAPS_MINUTES = (10, 30, 60)
+
+
+def smaps_by_mapping(pid: int) -> dict[str, float]:
+    """Resident MB of a process by what is mapped: "[heap]", "[anon]" (anonymous
+    mappings: malloc's other arenas, mmap'd arrays, ONNX Runtime's buffers), or the file's
+    name (shared libraries, the model's weights)."""
+    sizes: dict[str, float] = {}
+    name = "[anon]"
+    for line in Path(f"/proc/{pid}/smaps").read_text().splitlines():
+        first = line.split(maxsplit=6)
+        if first and "-" in first[0] and not first[0].endswith(":"):  # a mapping's header
+            name = Path(first[5]).name if len(first) > 5 else "[anon]"
+        elif first and first[0] == "Rss:":
+            sizes[name] = sizes.get(name, 0.0) + int(first[1]) / 1024
+    return dict(
+        sorted(((k, round(v, 1)) for k, v in sizes.items() if v >= 0.5), key=lambda kv: -kv[1])
+    )
+
+
 def run(args: argparse.Namespace) -> dict[str, float]:
     work = Path(tempfile.mkdtemp(prefix="soak-"))
     vault = work / "vault"
@@ -75,9 +98,14 @@ def run(args: argparse.Namespace) -> dict[str, float]:
         start = time.monotonic()
         end = start + args.minutes * 60
         next_sample = next_edit = start
-        done, latencies = 0, []
+        done = 0
+        latencies: list[float] = []
         md = sorted(vault.rglob("*.md"))
+        smaps: dict[str, dict[str, float]] = {}
+        pending = [m * 60 for m in SMAPS_MINUTES if m < args.minutes] if args.smaps else []
         while (now := time.monotonic()) < end:
+            if pending and now - start >= pending[0]:
+                smaps[f"{pending.pop(0) / 60:g} min"] = smaps_by_mapping(proc.pid)
             if now >= next_sample:
                 lat = statistics.median(latencies) * 1000 if latencies else 0.0
                 samples.append((now - start, rss_mb(proc.pid), done, lat))
@@ -99,6 +127,9 @@ def run(args: argparse.Namespace) -> dict[str, float]:
             done += 1
             time.sleep(max(0.0, 1.0 / args.rate - (time.perf_counter() - t)))
         samples.append((time.monotonic() - start, rss_mb(proc.pid), done, 0.0))
+        if args.smaps:
+            smaps[f"end ({samples[-1][0] / 60:.1f} min)"] = smaps_by_mapping(proc.pid)
+            args.smaps.write_text(json.dumps(smaps, indent=1))
     finally:
         proc.terminate()
         proc.wait(timeout=60)
@@ -113,6 +144,7 @@ def run(args: argparse.Namespace) -> dict[str, float]:
     summary = {
         "rss_start_mb": samples[0][1],
         "rss_10min_mb": at(ten),
+        "rss_30min_mb": at(min(1800.0, samples[-1][0])),
         "rss_end_mb": samples[-1][1],
         "growth_10min_to_end_mb": samples[-1][1] - at(ten),
         "requests": samples[-1][2],
@@ -130,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--edit-every", type=float, default=30.0, help="seconds between edits")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, help="CSV of the samples")
+    parser.add_argument("--smaps", type=Path, help="JSON: resident MB by mapping, 10/30/60 min")
     args = parser.parse_args(argv)
     if not args.vault.is_dir():
         parser.error(f"{args.vault}: not a folder")

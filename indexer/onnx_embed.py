@@ -134,7 +134,7 @@ class OnnxEmbedder:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
 
         def run(idx: list[int]) -> np.ndarray:
-            return model.run_encoded([encodings[i] for i in idx], shrink=len(groups) > 1)
+            return model.run_encoded([encodings[i] for i in idx])
 
         workers = min(len(groups), self.workers)
         if workers <= 1:

@@ -69,16 +69,19 @@ class OnnxModel:
         # slower with two threads under load). Bulk work runs batches side by side instead.
         options.intra_op_num_threads = threads or 1
         options.inter_op_num_threads = 1
+        # No CPU memory arena: the arena keeps the peak of the largest batch it ever ran
+        # (one batch of 64 long chunks held ~600 MB for good), which a long-running
+        # server would carry forever; plain malloc hands it back (serve/memory.py trims).
+        # A question embeds no slower without it (benchmarks/RESULTS.md, "Server memory").
+        options.enable_cpu_mem_arena = False
         return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
     def encode(self, texts: Sequence[str]) -> list[Any]:
         """Token encodings (``tokenizers.Encoding``), truncated, not padded."""
         return self.tokenizer.encode_batch(list(texts))
 
-    def run_encoded(self, encodings: Sequence[Any], shrink: bool = False) -> np.ndarray:
-        """Vectors for token encodings (padded here to the longest). ``shrink`` hands the
-        memory this run needed back to the system afterwards: a batch of long chunks
-        takes some 100 MB that a server would otherwise keep for good."""
+    def run_encoded(self, encodings: Sequence[Any]) -> np.ndarray:
+        """Vectors for token encodings (padded here to the longest)."""
         width = max(len(e.ids) for e in encodings)
         ids = np.full((len(encodings), width), self.pad_id, dtype=np.int64)
         mask = np.zeros((len(encodings), width), dtype=np.int64)
@@ -89,15 +92,7 @@ class OnnxModel:
             mask[row, :n] = 1
             types[row, :n] = e.type_ids
         feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
-        options = None
-        if shrink:
-            import onnxruntime as ort
-
-            options = ort.RunOptions()
-            options.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
-        (out,) = self.session.run(
-            [self.output], {name: feeds[name] for name in self.inputs}, options
-        )
+        (out,) = self.session.run([self.output], {name: feeds[name] for name in self.inputs})
         return np.asarray(out, dtype=np.float32)
 
     def run(self, texts: Sequence[str]) -> np.ndarray:

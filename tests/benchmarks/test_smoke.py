@@ -57,11 +57,14 @@ def test_bench_cold() -> None:
 @pytest.mark.parametrize("minutes", ["0.1"])
 def test_bench_soak(tmp_path: Path, minutes: str) -> None:
     csv = tmp_path / "soak.csv"
+    smaps = tmp_path / "smaps.json"
     out = bench("benchmarks/bench_soak.py", str(ROOT / "sample_vault"), "--minutes", minutes,
-                "--edit-every", "2", "--out", str(csv))  # fmt: skip
+                "--edit-every", "2", "--out", str(csv), "--smaps", str(smaps))  # fmt: skip
     summary = json.loads(out)
     assert summary["requests"] > 0 and summary["rss_end_mb"] > 0
     assert csv.read_text(encoding="utf-8").startswith("seconds,rss_mb,requests")
+    (at_end,) = json.loads(smaps.read_text(encoding="utf-8")).values()  # shorter than 10 min
+    assert at_end["[heap]"] > 1 and sum(at_end.values()) < summary["rss_end_mb"] * 1.2
 
 
 def test_bench_memory() -> None:

@@ -56,6 +56,12 @@ def test_progress_hears_of_every_batch(tiny: OnnxEmbedder) -> None:
     assert seen == [2, 2, 2]
 
 
+def test_the_session_keeps_no_memory_arena(tiny: OnnxEmbedder) -> None:
+    # An arena would keep the peak of the largest batch for the life of a server.
+    tiny.embed(TEXTS)
+    assert tiny.load().session.get_session_options().enable_cpu_mem_arena is False
+
+
 def test_no_texts_loads_nothing(model_dir: Path, tmp_path: Path) -> None:
     embedder = OnnxEmbedder(str(model_dir), cache_dir=tmp_path / "empty", export=False)
     assert embedder.embed([]).shape == (0, 384)
