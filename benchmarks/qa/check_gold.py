@@ -1,4 +1,5 @@
-"""Check QA benchmark files: ids unique, fields valid, every gold uri exists in the vault.
+"""Check QA benchmark files: ids unique, fields valid, every gold uri exists in the vault
+and is indexed (not in the vault's templates folder, which the index leaves out).
 
 Usage:
     python benchmarks/qa/check_gold.py                      # every known set with its vault
@@ -13,6 +14,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
+sys.path.insert(0, str(REPO))
+from indexer.scan import read_template_folders  # noqa: E402  (the index's own rule)
+
 # Each set belongs to one vault; paths as seen from the repository root.
 KNOWN_SETS = {
     "kepano.jsonl": REPO.parent / "shared" / "vaults" / "kepano-obsidian",
@@ -29,6 +33,7 @@ def check(jsonl: Path, vault: Path) -> int:
     if not vault.is_dir():
         print(f"{jsonl.name}: vault not found: {vault}")
         return 1
+    templates = read_template_folders(vault, [])
     for n, line in enumerate(jsonl.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
@@ -55,6 +60,8 @@ def check(jsonl: Path, vault: Path) -> int:
         for uri in gold:
             if uri.endswith(".md") or "\\" in uri or not (vault / f"{uri}.md").is_file():
                 errors.append(f"{qid}: gold not found: {uri}")
+            elif any(uri.startswith(folder + "/") for folder in templates):
+                errors.append(f"{qid}: gold {uri} is a template: the index leaves it out")
     for e in errors:
         print(f"{jsonl.name}: {e}")
     print(f"{jsonl.name}: {len(seen)} questions {counts}, {len(errors)} errors")
