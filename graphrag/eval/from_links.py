@@ -43,6 +43,7 @@ from graphrag.eval.run import (
     DEFAULT_BUDGETS,
     SYSTEMS,
     EvalReport,
+    HybridSystem,
     Question,
     Retrieved,
     System,
@@ -316,7 +317,8 @@ def run_from_links(
     per_note: int = PER_NOTE,
 ) -> EvalReport:
     """``run_eval`` on questions from ``rag``'s own links: query mode (``graphrag``)
-    answers each on the graph without its link; the baselines read no links."""
+    and the ``hybrid`` baseline's graph votes see the graph without each question's
+    link; ``vector`` and ``bm25`` read no links."""
     snapshot = rag.snapshot
     made = link_questions(snapshot.index, snapshot.graph, limit=limit, seed=seed, per_note=per_note)
     if not made:
@@ -326,9 +328,7 @@ def run_from_links(
             f"has a passage of {MIN_WORDS} words or more to ask with",
         )
     hidden = {m.question.id: m.hidden for m in made}
-    chosen: list[str | System] = [
-        HiddenLinkQuery(rag, hidden, seed) if s == "graphrag" else s for s in systems
-    ]
+    chosen: list[str | System] = [_hiding(s, rag, hidden, seed) for s in systems]
     return run_eval(
         rag,
         [m.question for m in made],
@@ -337,3 +337,14 @@ def run_from_links(
         seed,
         label=f"from-links ({len(made)} links of {rag.vault or rag.index_dir})",
     )
+
+
+def _hiding(
+    name: str, rag: VaultRAG, hidden: dict[str, tuple[tuple[str, str], ...]], seed: int
+) -> str | System:
+    """The system ``name`` answering on each question's graph without its link."""
+    if name == "graphrag":
+        return HiddenLinkQuery(rag, hidden, seed)
+    if name == "hybrid":
+        return HybridSystem(rag, hidden=hidden)
+    return name

@@ -17,7 +17,7 @@ from graphrag.eval.from_links import (
     question_text,
     run_from_links,
 )
-from graphrag.eval.run import GraphRAGSystem, run_eval
+from graphrag.eval.run import GraphRAGSystem, HybridSystem, run_eval
 from graphrag.query.score import link_context
 from tests.support.fakes import HashEmbedder
 from tests.support.files import write
@@ -100,6 +100,30 @@ def test_query_mode_cannot_follow_the_hidden_link(orchard: VaultRAG):
     assert "Orchard" in hidden.uris and "Cellar" not in hidden.uris
     report = run_eval(orchard, [q], [2000], [HiddenLinkQuery(orchard, {q.id: m.hidden})])
     assert report.row("graphrag", 2000).recall == 0.0
+
+
+def test_the_hybrid_baseline_cannot_vote_through_the_hidden_link(tmp_path: Path):
+    vault = tmp_path / "orchard"
+    write(vault, "Orchard.md", PASSAGE + "\n")
+    write(vault, "Cellar.md", "Stone vaults under the school hold wheels at eleven degrees.\n")
+    # Notes more like the passage than the cellar fill the vector ranking's top 3, so
+    # the cellar can only be reached through the orchard's link (a graph vote).
+    write(vault, "Mill.md", "The mill behind the orchard grinds apples and pears in autumn.\n")
+    write(vault, "Press.md", "The press runs every spring on the harvest of the orchard.\n")
+    settings = load_settings(overrides={"query": {"rrf_depth": 3}})
+    rag = VaultRAG.open(
+        vault, index_dir=tmp_path / "idx", embedder=HashEmbedder(), settings=settings
+    )
+    (m,) = link_questions(rag.snapshot.index, rag.graph)
+    q = m.question
+    # With the link in the graph, the orchard (the best hit) votes for the cellar...
+    seen = HybridSystem(rag).run([q], [4000])[4000][0]
+    assert "Orchard" in seen.uris and "Cellar" in seen.uris
+    # ...on the question's own view of the graph, nothing leads there.
+    blind = HybridSystem(rag, hidden={q.id: m.hidden}).run([q], [4000])[4000][0]
+    assert "Orchard" in blind.uris and "Cellar" not in blind.uris
+    report = run_from_links(rag, budgets=(4000,))
+    assert report.row("hybrid", 4000).recall == 0.0
 
 
 def test_question_text_reads_like_typed_text() -> None:
