@@ -37,7 +37,7 @@ from graphrag.serve.bodies import (
     IndexBody,
     QueryBody,
     SearchBody,
-    filter_args,
+    parsed_filters,
 )
 from graphrag.serve.catalog import add_catalog_routes
 from graphrag.serve.errors import document_errors, install_errors
@@ -273,15 +273,16 @@ def _add_routes(app: FastAPI, rag: VaultRAG, live: LiveIndex, warm: Preload) -> 
     @app.post("/query", tags=["retrieval"])
     def query(body: QueryBody) -> JSONResponse:
         """The notes that best answer a question and how they relate (`vault-graphrag query --json`)."""
-        warm.wait_for_model()
-        result = rag.query(
+        request = rag.query_request(
             body.question,
             body.budget,
             seed=body.seed,
             explain=body.explain,
-            filters=filter_args(body.filters),
+            filters=parsed_filters(body.filters),
             output=body.format,
         )
+        warm.wait_for_model()
+        result = rag.run_query(request)
         if body.format == "prompt":
             from graphrag.query.render import render_prompt
 
@@ -294,7 +295,7 @@ def _add_routes(app: FastAPI, rag: VaultRAG, live: LiveIndex, warm: Preload) -> 
     def search(body: SearchBody) -> JSONResponse:
         """Notes matching a text: by meaning, words, both fused, graph, or hubs first
         (`vault-graphrag search --mode MODE --json`)."""
-        filters = filter_args(body.filters)
+        filters = parsed_filters(body.filters)
         if body.mode not in WITHOUT_MODEL:
             warm.wait_for_model()
         result = rag.search(body.query, body.mode, body.top_k, filters=filters, hops=body.hops)
@@ -305,7 +306,7 @@ def _add_routes(app: FastAPI, rag: VaultRAG, live: LiveIndex, warm: Preload) -> 
         """Vector anchors and what ``hops`` steps reach from them: ``{focus, parents, children}``."""
         warm.wait_for_model()
         result = rag.graph_search(
-            body.query, body.top_k, hops=body.hops, filters=filter_args(body.filters)
+            body.query, body.top_k, hops=body.hops, filters=parsed_filters(body.filters)
         )
         return JSONResponse(result.to_json())
 

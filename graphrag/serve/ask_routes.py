@@ -52,7 +52,7 @@ from graphrag.serve.bodies import (
     Body,
     FiltersBody,
     Question,
-    filter_args,
+    parsed_filters,
 )
 
 log = logging.getLogger(__name__)
@@ -303,7 +303,7 @@ def add_ask_route(app: FastAPI, rag: VaultRAG, wait_for_model: Callable[[], None
             budget=body.budget,
             seed=body.seed,
             options=body.options,
-            filters=filter_args(body.filters),
+            filters=parsed_filters(body.filters),
             note=body.note,
             history=[Turn(t.question, t.answer) for t in body.history],
         )

@@ -123,11 +123,14 @@ class IndexBody(Body):
     wait: bool = Field(False, description="wait for a running update instead of a 409")
 
 
-def filter_args(body: FiltersBody | None) -> dict[str, Any] | None:
-    """``Filters.parse`` keywords (its ``prop`` is the body's ``property``)."""
+def parsed_filters(body: FiltersBody | None) -> Filters | None:
+    """The body's filters, parsed once here (nothing after the route parses them again);
+    None when none is given, as the CLI sends none."""
     if body is None:
         return None
     data = body.model_dump(exclude_defaults=True)
+    if not data:
+        return None
     if "property" in data:
         data["prop"] = data.pop("property")
-    return data
+    return Filters.parse(**data)
