@@ -195,48 +195,69 @@ def fuzzy_matches(
                 continue
             key = " ".join(stems[start : start + n])
             edits = FUZZY_EDITS + (len(key) > FUZZY_LONG)
-            for name, notes in table.get(key[:1], ()):
-                if abs(len(name) - len(key)) <= edits and edit_distance(key, name, edits) <= edits:
-                    for i in notes:
-                        found.setdefault(i, " ".join(words[start : start + n]))
+            by_length = table.get(key[:1])
+            if by_length is None:
+                continue
+            # Only names within ``edits`` of the key's length can be that close; they
+            # are checked in table order, as one list would be.
+            near = [
+                named
+                for size in range(len(key) - edits, len(key) + edits + 1)
+                for named in by_length.get(size, ())
+                if within_edits(key, named[1], edits)
+            ]
+            for _, _, notes in sorted(near, key=lambda named: named[0]):
+                for i in notes:
+                    found.setdefault(i, " ".join(words[start : start + n]))
     return found
+
+
+# A name in the fuzzy table: (position in the title table, stemmed name, notes bearing it).
+FuzzyName = tuple[int, str, list[int]]
 
 
 def _fuzzy_table(
     corpus: Corpus, graph: VaultGraph, vocabulary: Vocabulary
-) -> dict[str, list[tuple[str, list[int]]]]:
-    """First letter -> (stemmed title or alias, notes bearing it), for names of at
-    least ``FUZZY_MIN_CHARS`` characters."""
+) -> dict[str, dict[int, list[FuzzyName]]]:
+    """First letter -> length -> the stemmed titles and aliases of that length, for
+    names of at least ``FUZZY_MIN_CHARS`` characters: a key is compared only with
+    names its edits could reach (at 10k notes a letter holds ~400 names)."""
 
-    def build() -> dict[str, list[tuple[str, list[int]]]]:
-        out: dict[str, list[tuple[str, list[int]]]] = {}
-        for key, notes in title_table(corpus, graph).items():
+    def build() -> dict[str, dict[int, list[FuzzyName]]]:
+        out: dict[str, dict[int, list[FuzzyName]]] = {}
+        for at, (key, notes) in enumerate(title_table(corpus, graph).items()):
             if len(key) >= FUZZY_MIN_CHARS:
                 stemmed = " ".join(vocabulary.stem(w) for w in key.split())
-                out.setdefault(stemmed[:1], []).append((stemmed, notes))
+                by_length = out.setdefault(stemmed[:1], {})
+                by_length.setdefault(len(stemmed), []).append((at, stemmed, notes))
         return out
 
-    return corpus.derived("titles-fuzzy", build)
+    return corpus.derived("titles-fuzzy-by-length", build)
 
 
-def edit_distance(a: str, b: str, limit: int) -> int:
-    """Optimal string alignment distance of ``a`` and ``b`` (``limit + 1`` once it
-    is surely above ``limit``)."""
-    if a == b:
-        return 0
-    previous2: list[int] = []
-    previous = list(range(len(b) + 1))
-    for i in range(1, len(a) + 1):
-        current = [i] + [0] * len(b)
-        for j in range(1, len(b) + 1):
-            cost = a[i - 1] != b[j - 1]
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
-                current[j] = min(current[j], previous2[j - 2] + 1)
-        if min(current) > limit:
-            return limit + 1
-        previous2, previous = previous, current
-    return previous[-1]
+def within_edits(a: str, b: str, limit: int) -> bool:
+    """Whether the optimal string alignment distance of ``a`` and ``b`` (insert, delete,
+    substitute, swap two neighbours; no part edited twice) is at most ``limit``: the
+    distance's recurrence read from the front, branching only where the strings differ
+    and only while edits are left, so a name that is surely too far costs a few
+    character comparisons instead of a table of them."""
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    if i:
+        a, b = a[i:], b[i:]
+    if not a or not b:
+        return len(a) + len(b) <= limit
+    if limit <= 0 or abs(len(a) - len(b)) > limit:
+        return False
+    left = limit - 1
+    return (
+        within_edits(a[1:], b[1:], left)  # substitute
+        or within_edits(a[1:], b, left)  # delete
+        or within_edits(a, b[1:], left)  # insert
+        or (a[0] == b[1:2] and a[1:2] == b[0] and within_edits(a[2:], b[2:], left))  # swap
+    )
 
 
 def tag_scores(query: ParsedQuery, corpus: Corpus, graph: VaultGraph) -> np.ndarray:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from graphrag.errors import InvalidRequestError
-from graphrag.query.entry import edit_distance, parse_query
+from graphrag.query.entry import parse_query, within_edits
 from tests.support.query_vault import make_rag, uris
 
 TAGGED = {
@@ -121,11 +123,41 @@ def test_a_real_word_is_no_misspelling_of_a_title(tmp_path):
     assert "title" in {e.uri: e for e in typo.entries}["Files/Cables"].matched_by
 
 
-def test_edit_distance_counts_a_swap_as_one_edit():
-    assert edit_distance("calout", "callout", 1) == 1
-    assert edit_distance("obsidain", "obsidian", 1) == 1  # neighbours swapped
-    assert edit_distance("colaps", "callout", 2) == 3  # surely above the limit
-    assert edit_distance("same", "same", 0) == 0
+def osa_distance(a: str, b: str) -> int:
+    """Optimal string alignment distance by its table: the reference ``within_edits``
+    must agree with."""
+    d = [[i + j if i * j == 0 else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            d[i][j] = min(
+                d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])
+            )
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+    return d[len(a)][len(b)]
+
+
+def test_within_edits_counts_a_swap_as_one_edit():
+    assert within_edits("calout", "callout", 1)
+    assert within_edits("obsidain", "obsidian", 1)  # neighbours swapped
+    assert not within_edits("colaps", "callout", 2)
+    assert within_edits("same", "same", 0)
+    assert not within_edits("ab", "ba", 0)
+
+
+def test_within_edits_agrees_with_the_distance_table():
+    # Every pair of strings over small alphabets (where edits collide most), every limit.
+    words = [
+        "".join(p)
+        for alphabet, longest in (("ab", 6), ("abc", 4))
+        for n in range(longest + 1)
+        for p in itertools.product(alphabet, repeat=n)
+    ]
+    for a in words:
+        for b in words:
+            distance = osa_distance(a, b)
+            for limit in (0, 1, 2, 3):
+                assert within_edits(a, b, limit) == (distance <= limit), (a, b, limit)
 
 
 AMBIGUOUS = {
