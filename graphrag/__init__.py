@@ -32,6 +32,7 @@ _EXPORTS = {
     "NoteNotFoundError": "graphrag.errors",
     "NoteRecord": "graphrag.results.lookup",
     "QASetError": "graphrag.errors",
+    "QueryRequest": "graphrag.query.request",
     "QueryResult": "graphrag.results.query",
     "Relation": "graphrag.results.notes",
     "SearchHit": "graphrag.results.search",
@@ -66,6 +67,7 @@ if TYPE_CHECKING:
         VaultError,
         VaultRAGError,
     )
+    from graphrag.query.request import QueryRequest
     from graphrag.results.focus import GraphRAGResult
     from graphrag.results.lookup import Neighbour, NoteRecord
     from graphrag.results.notes import Relation
@@ -109,6 +111,7 @@ __all__ = [
     "NoteNotFoundError",
     "NoteRecord",
     "QASetError",
+    "QueryRequest",
     "QueryResult",
     "Relation",
     "SearchHit",
