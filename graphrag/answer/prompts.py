@@ -25,7 +25,6 @@ from typing import Any
 from graphrag.answer.history import Turn, history_block
 from graphrag.focus.render import relation_sentence
 from graphrag.focus.render import render_prompt as render_focus
-from graphrag.query.render import render_prompt as render_query
 from graphrag.results.focus import GraphRAGResult
 from graphrag.results.notes import FocusNote
 from graphrag.results.query import QueryResult
@@ -134,6 +133,10 @@ class Context:
 # -- contexts --------------------------------------------------------------------------
 def query_context(result: QueryResult) -> Context:
     """Query mode's result (retrieved with ``output="prompt"``) as the prompt's context."""
+    # Imported here: it pulls in query mode (numpy, FAISS), which printing a prompt a
+    # server built (``ask --prompt-only``) does not need.
+    from graphrag.query.render import render_prompt as render_query
+
     entries = [(e.uri, e.title) for e in result.entries]
     related = [(n.uri, n.title) for n in result.related]
     relations = [

@@ -1,126 +1,22 @@
-"""``vault-graphrag ask`` and ``vault-graphrag batch``: answers and batch jobs with a model.
+"""``vault-graphrag batch``: contexts, prompts and answers for many items.
 
-Thin like the rest of the CLI: parse options, call ``VaultRAG.ask`` or
-``batch.run_batch``, print. Registered in ``cli.main``.
+Thin like the rest of the CLI: parse options, call ``batch.run_batch``, print.
+Registered in ``cli.main``; ``ask`` is ``cli/ask.py``.
 """
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 
 import click
 
-from graphrag.answer.ask import Answer
 from graphrag.answer.models import get_model, model_name, read_prompt_file
 from graphrag.api import VaultRAG
 from graphrag.batch.run import MODES, BatchStats, Item, note_items, read_items, run_batch
-from graphrag.cli.common import errors, filter_options, where
+from graphrag.cli.ask import model_option, options_option, seed_option, system_option
+from graphrag.cli.common import errors, where
 from graphrag.config import load_settings
-
-_model = click.option(
-    "-m",
-    "--model",
-    help="An llm model id or alias (default: [llm] model). `llm models` lists them.",
-)
-_options = click.option(
-    "-o",
-    "--option",
-    "options",
-    type=(str, str),
-    multiple=True,
-    help="A model option, e.g. -o temperature 0.2 (repeatable; over [llm] options).",
-)
-_system = click.option(
-    "--system",
-    type=click.Path(exists=True, dir_okay=False),
-    help="A file whose text replaces the built-in system prompt.",
-)
-_seed = click.option("--seed", type=int, help="Make the retrieval reproducible.")
-
-
-@click.command()
-@click.argument("question")
-@where
-@filter_options
-@_model
-@_options
-@click.option("--budget", type=click.IntRange(min=0), help="Tokens for the context.")
-@_seed
-@_system
-@click.option("--prompt-only", is_flag=True, help="Print the exact prompt; send nothing.")
-@click.option("--json", "as_json", is_flag=True, help="Print answer, sources, prompt, context.")
-@errors
-def ask(
-    question: str,
-    vault: str,
-    index_dir: str | None,
-    config: str | None,
-    filters: dict[str, Any],
-    model: str | None,
-    options: tuple[tuple[str, str], ...],
-    budget: int | None,
-    seed: int | None,
-    system: str | None,
-    prompt_only: bool,
-    as_json: bool,
-) -> None:
-    """Answer QUESTION from the vault with a language model, citing notes as [[links]].
-
-    Builds the query-mode context (from the notes the filters keep), sends one
-    prompt (a system prompt explaining the notes, their relations and the
-    citation rule; the context; the question), streams the answer, then lists
-    the sources as [[uri]] links: the cited ones first, then the others the
-    model was given, marked "(not cited)". The model is -m or [llm] model; with
-    neither, nothing is sent. When no note matches, it says so and sends nothing.
-
-    \b
-    vault-graphrag ask "Which huts have a spring nearby?" --vault ~/Notes -m llama3.2
-    vault-graphrag ask "What is left to do?" --vault ~/Notes --folder Projects --tag open
-    vault-graphrag ask "What did I plan for May?" --vault ~/Notes --prompt-only --json
-    llm install llm-ollama   # then -m any model `ollama list` shows, kept local
-    """
-    settings = load_settings(config)
-    system_text = read_prompt_file(system) if system else None
-    chosen = None
-    if not prompt_only:  # resolve first: an unconfigured model fails before any work
-        chosen = get_model(model_name(settings.llm, model))
-    rag = VaultRAG.open(vault, settings=settings, index_dir=index_dir)
-    stream = None if as_json or prompt_only else lambda chunk: click.echo(chunk, nl=False)
-    answer = rag.ask(
-        question,
-        model=chosen,
-        budget=budget,
-        seed=seed,
-        system=system_text,
-        options=dict(options),
-        filters=filters,
-        on_chunk=stream,
-        dry_run=prompt_only,
-    )
-    if prompt_only and as_json:
-        click.echo(json.dumps(prompt_json(answer), indent=2, ensure_ascii=False))
-    elif prompt_only:
-        click.echo(answer.prompt.text(), nl=False)
-    elif as_json:
-        click.echo(json.dumps(answer.to_json(), indent=2, ensure_ascii=False))
-    elif answer.nothing_found:
-        click.echo()
-    else:
-        click.echo("\n\nSources:")
-        for source in answer.sources_json():
-            mark = "" if source["cited"] else " (not cited)"
-            click.echo(f"- [[{source['uri']}]]{mark}")
-
-
-def prompt_json(answer: Answer) -> dict[str, Any]:
-    """``ask --prompt-only --json``: what would be sent, and from which notes."""
-    data = answer.to_json()
-    keep = ("question", "mode", "sources", "prompt", "context")
-    out = {key: data[key] for key in keep}
-    out["sources"] = [{k: v for k, v in s.items() if k != "cited"} for s in out["sources"]]
-    return out
 
 
 @click.command()
@@ -134,12 +30,12 @@ def prompt_json(answer: Answer) -> dict[str, Any]:
 )
 @click.option("--folder", multiple=True, help="Without INPUT: every note under this folder.")
 @click.option("--tag", multiple=True, help="Without INPUT: every note with this tag.")
-@_model
-@_options
+@model_option
+@options_option
 @click.option("--no-model", is_flag=True, help="Contexts and prompts only, even with [llm] model.")
 @click.option("--budget", type=click.IntRange(min=0), help="Tokens for each context.")
-@_seed
-@_system
+@seed_option
+@system_option
 @click.option(
     "--workers",
     type=click.IntRange(min=0),

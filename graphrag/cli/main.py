@@ -1,7 +1,7 @@
 """The ``vault-graphrag`` command line: the group, and every command registered on it.
 
-One module per command group (``graphrag.cli.index``, ``focus``, ``query``, ``llm``,
-``serve``, ``plugin``); what they share is in ``graphrag.cli.common``. A command's
+One module per command group (``graphrag.cli.index``, ``focus``, ``query``, ``ask``,
+``llm``, ``serve``, ``plugin``); what they share is in ``graphrag.cli.common``. A command's
 module is imported when that command runs (``LazyCommands``), so ``focus`` never
 pays for what ``ask``, ``serve`` or ``batch`` import (docs/architecture.md, start-up).
 """
@@ -21,7 +21,7 @@ COMMANDS = {
     "focus": "graphrag.cli.focus:focus",
     "query": "graphrag.cli.query:query",
     "search": "graphrag.cli.query:search",
-    "ask": "graphrag.cli.llm:ask",
+    "ask": "graphrag.cli.ask:ask",
     "batch": "graphrag.cli.llm:batch",
     "eval": "graphrag.cli.query:evaluate",
     "doctor": "graphrag.cli.index:doctor",

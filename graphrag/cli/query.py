@@ -20,7 +20,7 @@ from graphrag.cli.common import (
     open_vault,
     vault_option,
 )
-from graphrag.cli.served import answer, no_server_option
+from graphrag.cli.served import answer, no_server_option, served_filters
 from graphrag.config import load_settings
 from graphrag.search.modes import SEARCH_MODES
 
@@ -28,11 +28,6 @@ from graphrag.search.modes import SEARCH_MODES
 def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
     """--vault, --index-dir, --config and the filters, shared by query and search."""
     return vault_option(index_dir_option(config_option(filter_options(fn))))
-
-
-def served_filters(filters: dict[str, Any]) -> dict[str, Any]:
-    """The filters as a server's ``filters`` body: only those given."""
-    return {k: list(v) if isinstance(v, tuple) else v for k, v in filters.items() if v}
 
 
 @click.command()

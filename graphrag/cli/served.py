@@ -136,6 +136,11 @@ def answer(
         return None
 
 
+def served_filters(filters: dict[str, Any]) -> dict[str, Any]:
+    """The filters as a server's ``filters`` body: only those given."""
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in filters.items() if v}
+
+
 def no_server_option(fn: Any) -> Any:
     """``--no-server``: answer in this process even when a server runs for the vault."""
     import click

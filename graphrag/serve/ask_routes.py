@@ -61,6 +61,7 @@ HEARTBEAT_S = 10.0  # a comment line while the model is silent: finds a gone cli
 DISCONNECT_POLL_S = 0.25  # how often a JSON answer checks that its client is still there
 MAX_ANSWER_CHARS = 32_768
 MAX_TURNS = 50
+MAX_SYSTEM_CHARS = 65_536
 STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 Scalar = str | int | float | bool | None
@@ -92,6 +93,12 @@ class AskBody(Body):
     )
     stream: bool = Field(True, description="Server-Sent Events; false: one JSON")
     seed: int | None = Field(None, description="makes the retrieval reproducible")
+    system: str | None = Field(
+        None, max_length=MAX_SYSTEM_CHARS, description="replaces the system prompt"
+    )
+    prompt_only: bool = Field(
+        False, description="build the prompt and call no model (`ask --prompt-only`)"
+    )
 
 
 def sse(event: str, data: Any) -> bytes:
@@ -306,6 +313,8 @@ def add_ask_route(app: FastAPI, rag: VaultRAG, wait_for_model: Callable[[], None
             filters=parsed_filters(body.filters),
             note=body.note,
             history=[Turn(t.question, t.answer) for t in body.history],
+            system=body.system,
+            dry_run=body.prompt_only,
         )
 
     @app.post("/ask", tags=["answers"], response_class=StreamingResponse, responses=ASK_RESPONSES)

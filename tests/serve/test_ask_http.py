@@ -114,6 +114,22 @@ def test_json_answer_is_the_cli_json(client: TestClient, rag: VaultRAG) -> None:
     assert got == expected
 
 
+def test_prompt_only_builds_the_prompt_without_a_model(client: TestClient, rag: VaultRAG) -> None:
+    """``ask --prompt-only`` from the shell: no model named, none configured, none called;
+    ``system`` replaces the system prompt, as ``--system`` does."""
+    for system in (None, "Answer in haiku."):
+        body = {"question": QUESTION, "seed": 1, "stream": False, "prompt_only": True}
+        r = client.post("/ask", json={**body, "system": system})
+        assert r.status_code == 200, r.text
+        expected = rag.ask(QUESTION, seed=1, system=system, dry_run=True).to_json()
+        got = r.json()
+        for data in (got, expected):
+            data.pop("seconds")
+        assert got == expected and got["answer"] == "" and got["model"] == ""
+        assert got["prompt"]["system"].startswith(system or "You answer")
+    assert len(CALLS) == 0
+
+
 @pytest.mark.parametrize("model", ["test-fail", "test-fail-async"])
 def test_an_error_after_the_stream_began_is_an_error_event(client: TestClient, model: str) -> None:
     _, got = ask(client, question=QUESTION, model=model, seed=1)

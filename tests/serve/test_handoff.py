@@ -64,7 +64,8 @@ def _start(vault: Path, index_dir: Path) -> subprocess.Popen:
     while not (index_dir / server_file.SERVER_FILE).exists():
         if proc.poll() is not None or time.monotonic() > deadline:
             proc.kill()
-            raise AssertionError(f"serve did not announce itself: {proc.stderr.read()!r}")
+            err = proc.stderr.read() if proc.stderr else b""
+            raise AssertionError(f"serve did not announce itself: {err!r}")
         time.sleep(0.05)
     return proc
 
@@ -89,6 +90,9 @@ COMMANDS = [
     ("search", "brine strength", "--mode", "lexical"),
     ("search", "goat bells", "--mode", "hybrid", "--json", "--folder", "Places"),
     ("search", "goat bells", "--mode", "graph"),
+    ("ask", "Who runs the aging cellar?", "--prompt-only", "--seed", "1"),
+    ("ask", "Who runs the aging cellar?", "--prompt-only", "--json", "--tag", "cheese"),
+    ("ask", "zzqx vvkw", "--prompt-only", "--seed", "1", "--budget", "300"),
 ]
 
 
@@ -177,3 +181,22 @@ def test_an_edited_vault_is_indexed_before_the_server_answers(
     assert code == 0, err
     assert json.loads(out)["focusNote"]["uri"] == "Fresh Note"
     assert "tiktoken" not in modules
+
+
+def test_ask_sends_this_shells_system_prompt(
+    served: tuple[Path, Path, subprocess.Popen], tmp_path: Path
+) -> None:
+    """[llm] settings do not stop a server being asked (they do not shape retrieval), so
+    the prompt ``--system`` or ``[llm] system_prompt_file`` names goes with the request."""
+    vault, index_dir, _ = served
+    system = tmp_path / "system.txt"
+    system.write_text("Answer in haiku.\n", encoding="utf-8")
+    config = tmp_path / "llm.toml"
+    config.write_text(f"[llm]\nsystem_prompt_file = {json.dumps(str(system))}\n", encoding="utf-8")
+    where = ("--vault", str(vault), "--index-dir", str(index_dir))
+    for extra in (("--config", str(config)), ("--system", str(system))):
+        command = ("ask", "Who runs the aging cellar?", "--prompt-only", "--seed", "1", *extra)
+        code, out, err, modules = cli(*command, *where)
+        assert (code, out, err) == cli(*command, *where, "--no-server")[:3]
+        assert out.startswith("SYSTEM:\nAnswer in haiku.\n\nPROMPT:\n")
+        assert not modules & {"tiktoken", "faiss"}  # the server built it
