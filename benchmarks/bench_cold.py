@@ -53,8 +53,7 @@ def commands(
         "search lexical": [*cli, "search", question, "--mode", "lexical", *where],
         "search hybrid": [*cli, "search", question, "--mode", "hybrid", *where],
         "query": [*cli, "query", question, *where, "--seed", "1"],
-        # ask has no --no-server: it always answers in-process
-        "ask --prompt-only": [*cli, "ask", question, *where[:4], "--prompt-only", "--seed", "1"],
+        "ask --prompt-only": [*cli, "ask", question, *where, "--prompt-only", "--seed", "1"],
     }
 
 
