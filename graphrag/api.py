@@ -316,8 +316,8 @@ class VaultRAG:
     ) -> QueryResult:
         """The notes that best answer ``question`` and how they relate, under a budget.
 
-        ``query_request`` and then ``run_query``: the arguments are checked and the
-        filters parsed once, here.
+        A ``QueryRequest`` (``QueryRequest.parse``: the arguments are checked and the
+        filters parsed, once, here) answered by ``run_query``.
 
         Args:
             question: free text; ``#tags`` in it select notes by tag.
@@ -329,27 +329,9 @@ class VaultRAG:
             output: ``json`` or ``prompt``: which rendered form the budget counts.
             now: epoch seconds used for recency (tests pass a fixed time).
         """
-        request = self.query_request(
-            question, budget, seed=seed, explain=explain, filters=filters, output=output, now=now
-        )
-        return self.run_query(request)
-
-    def query_request(
-        self,
-        question: str,
-        budget: int | None = None,
-        *,
-        seed: int | None = None,
-        explain: bool = False,
-        filters: Filters | Mapping[str, Any] | None = None,
-        output: str = "json",
-        now: float | None = None,
-    ) -> QueryRequest:
-        """A ``QueryRequest`` with this vault's settings (args as ``query``); a bad value
-        fails here, before the model is loaded."""
         from graphrag.query.request import QueryRequest
 
-        return QueryRequest.parse(
+        request = QueryRequest.parse(
             question,
             self.settings,
             budget,
@@ -359,6 +341,7 @@ class VaultRAG:
             output=output,
             now=now,
         )
+        return self.run_query(request)
 
     def run_query(self, request: QueryRequest) -> QueryResult:
         """Answer a ``QueryRequest`` on the current snapshot (docs/architecture.md,
