@@ -195,18 +195,10 @@ def fuzzy_matches(
                 continue
             key = " ".join(stems[start : start + n])
             edits = FUZZY_EDITS + (len(key) > FUZZY_LONG)
-            by_length = table.get(key[:1])
-            if by_length is None:
+            names = table.get(key[:1])
+            if names is None:
                 continue
-            # Only names within ``edits`` of the key's length can be that close; they
-            # are checked in table order, as one list would be.
-            near = [
-                named
-                for size in range(len(key) - edits, len(key) + edits + 1)
-                for named in by_length.get(size, ())
-                if within_edits(key, named[1], edits)
-            ]
-            for _, _, notes in sorted(near, key=lambda named: named[0]):
+            for _, _, notes in names.near(key, edits):
                 for i in notes:
                     found.setdefault(i, " ".join(words[start : start + n]))
     return found
@@ -214,25 +206,57 @@ def fuzzy_matches(
 
 # A name in the fuzzy table: (position in the title table, stemmed name, notes bearing it).
 FuzzyName = tuple[int, str, list[int]]
+LETTER_BINS = 32  # characters counted by their code modulo this (``LetterCounts``)
+
+
+def _letter_counts(text: str) -> np.ndarray:
+    codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32) % LETTER_BINS
+    return np.bincount(codes, minlength=LETTER_BINS).astype(np.int32)
+
+
+class FuzzyNames:
+    """The names (stemmed titles and aliases) that begin with one letter, by length,
+    with their characters counted: ``near`` compares a key by edit distance only with
+    the names its edits could reach. Each edit changes the counts by at most one
+    character each way (a swap not at all), so a name whose counts differ from the
+    key's by more than ``limit`` either way is surely too far: at 10k notes that
+    leaves a few of a letter's ~400 names for ``within_edits``."""
+
+    def __init__(self, names: list[FuzzyName]) -> None:
+        self.names = sorted(names, key=lambda named: (len(named[1]), named[0]))
+        self.lengths = np.array([len(named[1]) for named in self.names], dtype=np.int64)
+        counts = [_letter_counts(named[1]) for named in self.names]
+        self.counts = np.array(counts, dtype=np.int32).reshape(-1, LETTER_BINS)
+
+    def near(self, key: str, limit: int) -> list[FuzzyName]:
+        """The names within ``limit`` edits of ``key``, in the title table's order."""
+        lo = int(np.searchsorted(self.lengths, len(key) - limit, side="left"))
+        hi = int(np.searchsorted(self.lengths, len(key) + limit, side="right"))
+        if lo >= hi:
+            return []
+        diff = self.counts[lo:hi] - _letter_counts(key)
+        more = np.maximum(diff, 0).sum(axis=1)
+        fewer = np.maximum(-diff, 0).sum(axis=1)
+        maybe = np.flatnonzero((more <= limit) & (fewer <= limit)) + lo
+        near = [self.names[j] for j in maybe if within_edits(key, self.names[j][1], limit)]
+        return sorted(near, key=lambda named: named[0])
 
 
 def _fuzzy_table(
     corpus: Corpus, graph: VaultGraph, vocabulary: Vocabulary
-) -> dict[str, dict[int, list[FuzzyName]]]:
-    """First letter -> length -> the stemmed titles and aliases of that length, for
-    names of at least ``FUZZY_MIN_CHARS`` characters: a key is compared only with
-    names its edits could reach (at 10k notes a letter holds ~400 names)."""
+) -> dict[str, FuzzyNames]:
+    """First letter -> the stemmed titles and aliases beginning with it, for names of
+    at least ``FUZZY_MIN_CHARS`` characters."""
 
-    def build() -> dict[str, dict[int, list[FuzzyName]]]:
-        out: dict[str, dict[int, list[FuzzyName]]] = {}
+    def build() -> dict[str, FuzzyNames]:
+        out: dict[str, list[FuzzyName]] = {}
         for at, (key, notes) in enumerate(title_table(corpus, graph).items()):
             if len(key) >= FUZZY_MIN_CHARS:
                 stemmed = " ".join(vocabulary.stem(w) for w in key.split())
-                by_length = out.setdefault(stemmed[:1], {})
-                by_length.setdefault(len(stemmed), []).append((at, stemmed, notes))
-        return out
+                out.setdefault(stemmed[:1], []).append((at, stemmed, notes))
+        return {letter: FuzzyNames(names) for letter, names in out.items()}
 
-    return corpus.derived("titles-fuzzy-by-length", build)
+    return corpus.derived("titles-fuzzy-names", build)
 
 
 def within_edits(a: str, b: str, limit: int) -> bool:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import itertools
+import random
 
 import pytest
 
 from graphrag.errors import InvalidRequestError
-from graphrag.query.entry import parse_query, within_edits
+from graphrag.query.entry import FuzzyNames, parse_query, within_edits
+from graphrag.results.notes import Relation
 from tests.support.query_vault import make_rag, uris
 
 TAGGED = {
@@ -33,7 +35,10 @@ def test_a_tag_in_the_question_makes_entries_of_its_notes_and_its_nested_tags(tm
     assert all("tag" in e.matched_by for e in entries.values())
     # Beta shares no word with the question: the tag alone made it an entry.
     assert "vector" not in entries["Beta"].matched_by
-    assert "Gamma" not in uris(result.related)  # #projectile is not #project
+    # #projectile is not #project: Gamma shares no tag with an entry; it may only fill
+    # the room left, as a plain search hit.
+    gamma = [n for n in result.related if n.uri == "Gamma"]
+    assert all(n.note.relation == Relation.MatchesQuestion for n in gamma)
 
 
 def test_a_nested_tag_in_the_question_does_not_match_its_ancestor(tmp_path):
@@ -225,3 +230,23 @@ def test_an_empty_question_is_an_error_everywhere(tmp_path, question):
     for call in calls:
         with pytest.raises(InvalidRequestError, match="empty"):
             call(question)
+
+
+def test_fuzzy_names_finds_what_comparing_every_name_finds():
+    # Names made of a few letters (so many are a few edits apart), keys made from
+    # them by random edits: ``near`` must keep exactly the names within the limit.
+    rng = random.Random(7)
+    letters = "aabcd e"
+    names = sorted(
+        {"a" + "".join(rng.choice(letters) for _ in range(rng.randint(4, 14))) for _ in range(400)}
+    )
+    table = FuzzyNames([(at, name, [at]) for at, name in enumerate(names)])
+    for _ in range(300):
+        key = list(rng.choice(names))
+        for _ in range(rng.randint(0, 3)):
+            at = rng.randrange(1, len(key))
+            key[at : at + 1] = rng.choice(([], [rng.choice(letters)], [key[at], key[at]]))
+        for limit in (1, 2):
+            expected = [n for n in enumerate(names) if within_edits("".join(key), n[1], limit)]
+            found = [(at, name) for at, name, _ in table.near("".join(key), limit)]
+            assert found == expected
