@@ -20,7 +20,7 @@ from typing import Annotated, Literal
 
 from fastapi import FastAPI, Path, Query, Request
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.middleware.cors import CORSMiddleware
 
@@ -41,6 +41,7 @@ from graphrag.serve.bodies import (
 )
 from graphrag.serve.catalog import add_catalog_routes
 from graphrag.serve.errors import document_errors, install_errors
+from graphrag.serve.focus_json import Answers, ListItems, bare_json, dumps, encode_focus
 from graphrag.serve.guard import HostOriginGuard, TokenAndBodyGuard
 from graphrag.serve.live import LiveIndex
 from graphrag.serve.web import add_web_page
@@ -55,6 +56,10 @@ NoteUri = Annotated[
 
 # Swagger UI and ReDoc files (JS, CSS, favicon) are served from here, never from a CDN.
 DOCS_STATIC = "/docs/static"
+
+JSON = "application/json"
+# Snapshot.derived keys of /focus's caches (graphrag/serve/focus_json.py).
+ANSWERS, LIST_ITEMS = "serve:focus-answers", "serve:focus-list-items"
 
 
 def create_app(
@@ -208,7 +213,17 @@ def _add_docs(app: FastAPI) -> None:
         )
 
 
-def _focus_json(rag: VaultRAG, body: FocusBody) -> JSONResponse:
+def _focus_json(rag: VaultRAG, body: FocusBody) -> Response:
+    """The focus answer's bytes (``focus_json``): a seeded request asked before on this
+    snapshot is answered from ``Answers``; the lists are joined from ``ListItems``."""
+    snapshot = rag.snapshot
+    key: tuple[object, ...] | None = None
+    if body.seed is not None:  # reproducible: the same request, the same answer
+        key = (body.note, body.budget, body.seed, body.explain, tuple(body.exclude))
+        key += (body.format, body.sentences)
+        hit = snapshot.derived(ANSWERS, Answers).get(key)
+        if hit is not None:
+            return Response(hit, media_type=JSON)
     result = rag.focus(
         body.note,
         budget=body.budget,
@@ -220,15 +235,21 @@ def _focus_json(rag: VaultRAG, body: FocusBody) -> JSONResponse:
     if body.format == "prompt":
         from graphrag.focus.render import render_prompt
 
-        return JSONResponse({"prompt": render_prompt(result)})
-    data = result.to_json()
-    if body.sentences:  # after packing: the sentences do not count against the budget
-        from graphrag.focus.render import relation_sentence
+        encoded = dumps({"prompt": render_prompt(result)})
+    else:
+        data = bare_json(result)
+        if body.sentences:  # after packing: the sentences do not count against the budget
+            from graphrag.focus.render import relation_sentence
 
-        title = result.focus_note.title
-        for row, note in zip(data["relatedNotes"], result.related_notes, strict=True):
-            row["relationSentence"] = relation_sentence(note, title)
-    return JSONResponse(data)
+            title = result.focus_note.title
+            for row, note in zip(data["relatedNotes"], result.related_notes, strict=True):
+                row["relationSentence"] = relation_sentence(note, title)
+        encoded = encode_focus(result, snapshot.derived(LIST_ITEMS, ListItems), data)
+    # Kept only if the answer came from ``snapshot``: swaps go one way, so when it is
+    # still the served one, ``rag.focus`` took it.
+    if key is not None and rag.loaded_snapshot is snapshot:
+        snapshot.derived(ANSWERS, Answers).put(key, encoded)
+    return Response(encoded, media_type=JSON)
 
 
 def _add_routes(app: FastAPI, rag: VaultRAG, live: LiveIndex, warm: Preload) -> None:
@@ -254,7 +275,7 @@ def _add_routes(app: FastAPI, rag: VaultRAG, live: LiveIndex, warm: Preload) -> 
         )
 
     @app.post("/focus", tags=["retrieval"])
-    def focus(body: FocusBody) -> JSONResponse:
+    def focus(body: FocusBody) -> Response:
         """The context around one note under a token budget (as `vault-graphrag focus --json`)."""
         return _focus_json(rag, body)
 
@@ -265,7 +286,7 @@ def _add_routes(app: FastAPI, rag: VaultRAG, live: LiveIndex, warm: Preload) -> 
         seed: int | None = None,
         explain: bool = False,
         sentences: bool = False,
-    ) -> JSONResponse:
+    ) -> Response:
         """Focus mode for the note at ``uri`` (what the plugin shows beside the open note)."""
         body = FocusBody(note=uri, budget=budget, seed=seed, explain=explain, sentences=sentences)
         return _focus_json(rag, body)
@@ -273,11 +294,8 @@ def _add_routes(app: FastAPI, rag: VaultRAG, live: LiveIndex, warm: Preload) -> 
     @app.post("/query", tags=["retrieval"])
     def query(body: QueryBody) -> JSONResponse:
         """The notes that best answer a question and how they relate (`vault-graphrag query --json`)."""
-        from graphrag.query.request import QueryRequest
-
-        request = QueryRequest.parse(
+        request = rag.query_request(
             body.question,
-            rag.settings,
             body.budget,
             seed=body.seed,
             explain=body.explain,

@@ -37,7 +37,7 @@ LISTS = {
     "inboundReferences": "inbound_references",
     "outboundLinks": "outbound_links",
 }
-BARE = {field: () for field in LISTS.values()}
+BARE: dict[str, Any] = {field: () for field in LISTS.values()}
 # What a snapshot's answers to seeded requests may take (their encoded size).
 ANSWER_BYTES = 16 * 1024 * 1024
 

@@ -77,11 +77,12 @@ def test_the_bytes_are_to_jsons_for_every_note(rag: VaultRAG) -> None:
 def test_http_answers_are_the_same_json_cached_or_not(rag: VaultRAG) -> None:
     note = member(3)
     with client(rag) as http:
-        for body in (
+        bodies: list[dict[str, Any]] = [
             {"note": note, "seed": 1, "sentences": True, "budget": 300},
             {"note": "Home", "seed": 2, "explain": True},
             {"note": "Home", "seed": 2, "exclude": ["Glossary"]},
-        ):
+        ]
+        for body in bodies:
             first = http.post("/focus", json=body)
             again = http.post("/focus", json=body)
             assert first.status_code == again.status_code == 200
@@ -100,7 +101,12 @@ def test_a_seeded_request_asked_again_is_answered_from_the_snapshot(
 ) -> None:
     calls: list[str] = []
     focus = rag.focus
-    monkeypatch.setattr(rag, "focus", lambda note, **kw: calls.append(note) or focus(note, **kw))
+
+    def counted(note: str, **kw: Any) -> Any:
+        calls.append(note)
+        return focus(note, **kw)
+
+    monkeypatch.setattr(rag, "focus", counted)
     with client(rag) as http:
         for _ in range(3):
             http.post("/focus", json={"note": "Home", "seed": 1})
