@@ -294,8 +294,11 @@ def _add_routes(app: FastAPI, rag: VaultRAG, live: LiveIndex, warm: Preload) -> 
     @app.post("/query", tags=["retrieval"])
     def query(body: QueryBody) -> JSONResponse:
         """The notes that best answer a question and how they relate (`vault-graphrag query --json`)."""
-        request = rag.query_request(
+        from graphrag.query.request import QueryRequest
+
+        request = QueryRequest.parse(
             body.question,
+            rag.settings,
             body.budget,
             seed=body.seed,
             explain=body.explain,
