@@ -348,14 +348,7 @@ class Packer:
         c = item.found.cand
         if not c.hops or c.hops[-1] != OBJECT:
             return []
-        subpaths = [
-            str(sub)
-            for (sub,) in self.corpus.rows(
-                "SELECT subpath FROM links WHERE source = ? AND target = ? AND subpath <> ''",
-                (c.previous, c.uri),
-            )
-            if sub
-        ]
+        subpaths = self.corpus.link_subpaths(c.previous, c.uri)
         if not subpaths:
             return []
         chunks = self.details.index.chunks_of(c.uri)

@@ -200,6 +200,23 @@ class Corpus:
                 self._db = self.connect()
             return self._db.execute(sql, params).fetchall()
 
+    def link_subpaths(self, source: str, target: str) -> tuple[str, ...]:
+        """The headings and blocks (``Note#Heading``, ``#^block``) ``source``'s links to
+        ``target`` name, in link order. Read once for the whole generation (a few
+        thousand links at 10k notes): one query per pair scanned every backlink of a
+        much-linked target."""
+
+        def build() -> dict[tuple[str, str], tuple[str, ...]]:
+            out: dict[tuple[str, str], list[str]] = {}
+            for src, dst, sub in self.rows(
+                "SELECT source, target, subpath FROM links WHERE subpath <> '' ORDER BY rowid"
+            ):
+                if sub:
+                    out.setdefault((src, dst), []).append(str(sub))
+            return {pair: tuple(subs) for pair, subs in out.items()}
+
+        return self.derived("link-subpaths", build).get((source, target), ())
+
     def connect(self) -> sqlite3.Connection:
         """A private read-only connection for bulk reads (the snapshot's own one is
         shared by the server's threads under a lock)."""
