@@ -234,14 +234,16 @@ def build_focus_note(graph: VaultGraph, uri: str, details: str | None = None) ->
     text, whole (default: as the graph stores it)."""
     info = graph.info(uri)
     parent = graph.parent(uri)
-    siblings = graph.children(parent) if parent is not None else ()
+    siblings = listed_children(graph, parent) if parent is not None else ()
     nodes = graph.nodes
 
     def listed(uris: Sequence[str]) -> tuple[UriAndTitle, ...]:
         # A hub can have thousands of backlinks: no per-item helper call here.
         return tuple(UriAndTitle(u, nodes[u].title) for u in uris)
 
-    at = siblings.index(uri) if uri in siblings else len(siblings)
+    at = graph.position(uri) if parent is not None else -1
+    if not (0 <= at < len(siblings) and siblings[at].uri == uri):
+        at = len(siblings)
     links = []
     for link in graph.outlinks(uri):
         node = graph.nodes.get(link.target)
@@ -261,13 +263,25 @@ def build_focus_note(graph: VaultGraph, uri: str, details: str | None = None) ->
         created_at=info.created or None,
         parent=graph.uri_and_title(parent) if parent is not None else None,
         contextual_path=listed(graph.contextual_path(uri)),
-        children=listed(graph.children(uri)),
-        prior_siblings=listed(siblings[:at]),
-        younger_siblings=listed(siblings[at + 1 :]),
+        children=listed_children(graph, uri),
+        prior_siblings=siblings[:at],
+        younger_siblings=siblings[at + 1 :],
         inbound_references=listed(graph.backlinks(uri)),
         outbound_links=tuple(links),
         tags=info.tags,
     )
+
+
+def listed_children(graph: VaultGraph, uri: str) -> tuple[UriAndTitle, ...]:
+    """The children of ``uri`` as a focus note lists them, made once per graph: each of
+    a folder's thousands of notes lists all the others as siblings (slices of this)."""
+    made: dict[str, tuple[UriAndTitle, ...]] = graph.derived("focus:listed-children", dict)
+    hit = made.get(uri)
+    if hit is None:
+        nodes = graph.nodes
+        listed = tuple(UriAndTitle(u, nodes[u].title) for u in graph.children(uri))
+        hit = made.setdefault(uri, listed)
+    return hit
 
 
 def related_note(graph: VaultGraph, cand: Candidate, details: str, truncated: bool) -> RelatedNote:

@@ -6,7 +6,7 @@ import pytest
 
 from graphrag.config.focus import FocusSettings
 from graphrag.errors import NoteNotFoundError
-from graphrag.focus.mode import focus
+from graphrag.focus.mode import build_focus_note, focus, listed_children
 from graphrag.focus.render import note_json
 from graphrag.results.focus import GraphRAGResult
 from graphrag.results.notes import Relation
@@ -115,6 +115,19 @@ def test_focus_and_its_immediate_siblings():
     assert [got[k] for k in (kids[3], kids[4])] == [Relation.YoungerSibling] * 2
     assert [s.uri for s in result.focus_note.prior_siblings] == kids[:2]
     assert [s.uri for s in result.focus_note.younger_siblings] == kids[3:]
+
+
+def test_every_sibling_lists_the_others_from_one_list_made_per_graph():
+    v = Vault().note("P")
+    kids = v.children("P", 6)
+    graph = v.build()
+    made = listed_children(graph, "P")
+    for i, kid in enumerate(kids):
+        note = build_focus_note(graph, kid)
+        assert [s.uri for s in note.prior_siblings] == kids[:i]
+        assert [s.uri for s in note.younger_siblings] == kids[i + 1 :]
+        assert note.prior_siblings + (made[i],) + note.younger_siblings == made
+    assert build_focus_note(graph, "P").children is made is listed_children(graph, "P")
 
 
 def test_focus_with_referring_notes():
