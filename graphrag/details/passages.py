@@ -59,14 +59,17 @@ def query_details(
     if len(body) <= limit:
         return body, False
     i = corpus.index_of.get(uri)
-    chunks = index.chunks_of(uri)
+    chunks = note_text.chunks(uri)
     if i is None or not chunks:
         return excerpt(body, limit)
     lo, hi = corpus.chunk_rows(i)
     if hi - lo != len(chunks):  # the arrays and the store disagree: play safe
         return excerpt(body, limit)
     scores = chunk_scores[lo:hi]
-    texts = [note_text.inline(uri, section_text(c), embed_room) for c in chunks]
+    texts = note_text.memo(
+        ("sections", uri, embed_room),
+        lambda: [note_text.inline(uri, section_text(c), embed_room) for c in chunks],
+    )
     order = sorted(range(len(chunks)), key=lambda j: (-float(scores[j]), j))
     best = float(scores[order[0]])
     # Chunks far below the best one are noise, not context: leave the room unused.

@@ -1,22 +1,73 @@
 """A note's text as a model is shown it: embeds inlined, blank runs folded, cut at blocks.
 
-One object per request (it caches the embed targets it has looked up) over one
-index generation. Focus mode takes ``details(uri, limit)`` for a related note
-and ``full(uri)`` for the focus note; query mode's passages come through
-``inline`` chunk by chunk. See docs/architecture.md ("Text shown to a model").
+One object per index generation and settings (``note_text``) serves every
+request on it: what it builds depends on the note and the generation only, and is
+kept in a bounded cache (``Memo``). Focus mode takes ``details(uri, limit)`` for a
+related note and ``full(uri)`` for the focus note; query mode's passages come
+through ``inline`` chunk by chunk (``memo``). See docs/architecture.md ("Text shown
+to a model").
 """
 
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import Any, TypeVar
 
 from graphrag.config.details import DetailsSettings
 from graphrag.details.embeds import Embeds
 from graphrag.details.excerpt import excerpt
 from graphrag.snapshot.snapshot import Snapshot
-from indexer.load import IndexSnapshot
+from indexer.load import ChunkRow, IndexSnapshot
 
 BLANK_RUN_RE = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
+MEMO_CHARS = 8_000_000  # what a NoteText keeps: a few MB, whatever the vault's size
+
+T = TypeVar("T")
+
+
+def _size(value: object) -> int:
+    """Characters held by a cached value (a string, or strings in a tuple or list)."""
+    if isinstance(value, str):
+        return len(value) + 50
+    if isinstance(value, tuple | list):
+        return sum(_size(v) for v in value) + 50
+    if isinstance(value, dict):
+        return sum(_size(k) + _size(v) for k, v in value.items()) + 50
+    if isinstance(value, ChunkRow):
+        return len(value.text) + len(value.heading_path or "") + 100
+    return 100
+
+
+class Memo:
+    """Values by key, the most recently used kept up to ``chars`` characters in all:
+    the texts of the notes requests keep meeting stay, a long-running server on a
+    large vault does not keep a copy of every note."""
+
+    def __init__(self, chars: int = MEMO_CHARS) -> None:
+        self.chars = chars
+        self.used = 0
+        self._items: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable, build: Callable[[], T]) -> T:
+        with self._lock:
+            hit = self._items.get(key)
+            if hit is not None:
+                self._items.move_to_end(key)
+                return hit[0]
+        value = build()  # outside the lock: it may read other keys
+        size = _size(value)
+        with self._lock:
+            if key not in self._items:
+                self._items[key] = (value, size)
+                self.used += size
+            while self.used > self.chars and len(self._items) > 1:
+                _, (_, dropped) = self._items.popitem(last=False)
+                self.used -= dropped
+        return value
 
 
 def note_text(snapshot: Snapshot, settings: DetailsSettings) -> NoteText:
@@ -31,19 +82,24 @@ class NoteText:
     def __init__(self, index: IndexSnapshot, settings: DetailsSettings | None = None) -> None:
         self.index = index
         self.settings = settings or DetailsSettings()
-        self._targets: dict[str, dict[str, str]] = {}
-        self._full: dict[tuple[str, int | None], str] = {}
-        self._details: dict[tuple[str, int], tuple[str, bool]] = {}
+        self._memo = Memo()
         self.embeds = Embeds(self._resolve, index.body, self.settings)
 
+    def memo(self, key: Hashable, build: Callable[[], T]) -> T:
+        """``build()`` kept under ``key`` (with the note's uri in it) for this generation."""
+        return self._memo.get(key, build)
+
     def _resolve(self, uri: str) -> dict[str, str]:
-        hit = self._targets.get(uri)
-        if hit is None:
-            hit = {
+        def build() -> dict[str, str]:
+            return {
                 written.strip().casefold(): target for written, target in self.index.embeds_of(uri)
             }
-            self._targets[uri] = hit
-        return hit
+
+        return self.memo(("embeds", uri), build)
+
+    def chunks(self, uri: str) -> list[ChunkRow]:
+        """The note's chunks in order (``IndexSnapshot.chunks_of``)."""
+        return self.memo(("chunks", uri), lambda: self.index.chunks_of(uri))
 
     def inline(self, uri: str, text: str, max_chars: int | None = None) -> str:
         """``text`` (all or part of ``uri``'s body) with its embeds inlined, each in at
@@ -52,19 +108,15 @@ class NoteText:
 
     def full(self, uri: str, max_chars: int | None = None) -> str:
         """The whole body: embeds inlined, a run of blank lines (a removed comment's) one."""
-        key = (uri, max_chars)
-        hit = self._full.get(key)
-        if hit is None:
-            hit = BLANK_RUN_RE.sub("\n\n", self.inline(uri, self.index.body(uri), max_chars))
-            self._full[key] = hit
-        return hit
+        return self.memo(
+            ("full", uri, max_chars),
+            lambda: BLANK_RUN_RE.sub("\n\n", self.inline(uri, self.index.body(uri), max_chars)),
+        )
 
     def details(self, uri: str, limit: int) -> tuple[str, bool]:
         """``(text, cut)``: the body in at most ``limit`` characters, cut between blocks;
         an embed takes at most half of that room."""
-        key = (uri, limit)
-        hit = self._details.get(key)
-        if hit is None:
-            embed_room = min(self.settings.embed_max_chars, limit // 2)
-            hit = self._details[key] = excerpt(self.full(uri, embed_room), limit)
-        return hit
+        embed_room = min(self.settings.embed_max_chars, limit // 2)
+        return self.memo(
+            ("details", uri, limit), lambda: excerpt(self.full(uri, embed_room), limit)
+        )

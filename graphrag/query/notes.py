@@ -44,7 +44,10 @@ class DetailSource:
         self.chunk_scores = chunk_scores
         self.properties = properties
         self.settings = details or DetailsSettings()
-        self.text = NoteText(index, self.settings)
+        # The generation's texts, kept for every question asked of it (``NoteText``).
+        self.text = corpus.derived(
+            f"note-text {self.settings!r}", lambda: NoteText(index, self.settings)
+        )
 
     def __call__(self, uri: str, limit: int, first: Sequence[int] = ()) -> tuple[str, bool]:
         """``first``: positions of the note's chunks to show before its best ones (the
@@ -77,7 +80,7 @@ class DetailSource:
         head = self.property_lines(uri) if self.properties else ""
         extra = len(head) + 2 if head else 0
         i = self.corpus.index_of.get(uri)
-        chunks = self.index.chunks_of(uri)
+        chunks = self.text.chunks(uri)
         lo, hi = self.corpus.chunk_rows(i) if i is not None else (0, 0)
         if not chunks or hi - lo != len(chunks):
             return extra + len(self.text.full(uri))
@@ -87,8 +90,12 @@ class DetailSource:
         return extra + len(section_text(best)) + 2 * len(GAP)
 
     def property_lines(self, uri: str) -> str:
-        row = self.index.note_row(uri)
-        return property_lines((row or {}).get("properties") or {}, self.settings.hidden_properties)
+        def build() -> str:
+            row = self.index.note_row(uri)
+            properties = (row or {}).get("properties") or {}
+            return property_lines(properties, self.settings.hidden_properties)
+
+        return self.text.memo(("property-lines", uri), build)
 
 
 def entry_note(
