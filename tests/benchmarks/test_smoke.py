@@ -68,8 +68,10 @@ def test_bench_soak(tmp_path: Path, minutes: str) -> None:
 
 
 def test_bench_memory() -> None:
-    out = bench("benchmarks/bench_memory.py", "--smoke")
+    out = bench("benchmarks/bench_memory.py", "--smoke", "--smaps", "--tracemalloc")
     assert "| index opened, graph loaded" in out and "| query model" in out
+    assert "| 2 edits, each indexed" in out and "largest additions" in out
+    assert "Python heap (tracemalloc)" in out
 
 
 def test_bench_tail() -> None:
@@ -80,3 +82,8 @@ def test_bench_tail() -> None:
 def test_bench_ask(tmp_path: Path) -> None:
     out = bench("benchmarks/bench_ask.py", "--smoke", "--work", str(tmp_path))
     assert "300 notes, 10 questions each" in out and "| `/ask` to first `delta` |" in out
+
+
+def test_bench_focus_served() -> None:
+    out = bench("benchmarks/bench_focus_served.py", "--smoke")
+    assert "| this | distinct |" in out and "| this | plugin |" in out
