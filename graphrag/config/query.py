@@ -71,7 +71,7 @@ class QuerySettings:
     recency_days: float = 365.0
     # -- output --------------------------------------------------------------------------
     default_budget: int = 4000
-    entry_truncate_length: int = 4000
+    entry_truncate_length: int = 1000
     entry_budget_share: float = 0.5
     entry_list_limit: int = 10
     show_properties: bool = True

@@ -34,7 +34,7 @@ from graphrag.focus.traverse import Candidate, traverse
 from graphrag.query.entry import Entry, ParsedQuery, select_entries, text_evidence
 from graphrag.query.expand import path_expansion, tag_expansion
 from graphrag.query.notes import DetailSource
-from graphrag.query.pack import BodyShingles, Packer, Packing, search_hits
+from graphrag.query.pack import BodyShingles, Packer, Packing, fill_hits, search_hits
 from graphrag.query.render import connection_lines, renderer
 from graphrag.query.request import QueryRequest
 from graphrag.query.score import Found, link_context, rank, weigh
@@ -118,14 +118,14 @@ def run_query(
     by_vector, by_lexical = text_evidence(sims, lexical, qs)
     fused = [i for i, _, _ in fused_ranking(scope, sims, lex)]
     hits = search_hits(graph, corpus, fused, by_vector | by_lexical, qs.hybrid_graph_seeds)
+    rest = fill_hits(corpus, fused, hits)
     best_hit = top_notes(sims, 1, allowed, -1.0)
     bodies = corpus.derived("pack.body_shingles", lambda: BodyShingles(index.body))
     packing = Packing(budget - reserve, render, tokenizer, qs.max_documents, bodies)
     packing.skipped.extend(dropped)
     packer = Packer(graph, corpus, chunk_text, qs, fs, sims, explain)
-    packer.pack(
-        packing, entries, ranked, hits, corpus.uris[best_hit[0]] if best_hit else None, budget
-    )
+    best = corpus.uris[best_hit[0]] if best_hit else None
+    packer.pack(packing, entries, ranked, hits, best, budget, rest)
     docs, skipped, used = packing.docs, packing.skipped, packing.used
 
     connections: list[str] = []

@@ -21,8 +21,10 @@ there. The budget is spent in this order:
    [[Mira Halvorsen]]") count in a third ranking, since the second note of a
    two-hop question is one text similarity alone does not find. When the graph runs out of notes the search keeps
    filling: a larger budget never holds less evidence than ``hybrid_search``
-   would. A search hit is a related note with the relation ``MatchesQuestion``
-   and itself as ``focusUri``.
+   would. A search hit is a related note with the relation ``MatchesQuestion``,
+   its own focus (no ``focusUri``). A hit needs evidence of its own to be fused
+   (``search_hits``); the rest of the hybrid ranking fills what is left after
+   everything else (``fill_hits``).
    A note reached through a link to one of its headings or blocks
    (``[[Note#Heading]]``, ``[[Note#^block]]``) shows that section first.
 4. **Near-duplicates take one slot.** A note whose passage is already shown (90%
@@ -237,9 +239,11 @@ class Packer:
         hits: Sequence[str],
         best_hit: str | None,
         budget: int,
+        rest: Sequence[str] = (),
     ) -> Packing:
         """Entries, the best vector hit, the bridges, related notes and search hits
-        fused, then the entries' lists (see the module)."""
+        fused, the rest of the hybrid ranking (``rest``: hits without evidence of their
+        own) while room is left, then the entries' lists (see the module)."""
         self.pack_entries(packing, entries, budget)
         pinned = self.pinned(packing, ranked, best_hit)
         if pinned is not None:
@@ -247,6 +251,7 @@ class Packer:
         others = [r for r in ranked if pinned is None or r.found.cand.uri != pinned.uri]
         bridges = [r for r in others if self.bridge(r)]
         self.pack_related(packing, fuse(others, hits, self.qs.rrf_k, bridges))
+        self.pack_related(packing, rest, fill=True)
         self.pack_lists(packing)
         return packing
 
@@ -310,12 +315,16 @@ class Packer:
             spent += packing.used - before
 
     # -- related notes and search hits --------------------------------------------------
-    def pack_related(self, packing: Packing, order: Iterable[Ranked | str]) -> None:
+    def pack_related(
+        self, packing: Packing, order: Iterable[Ranked | str], fill: bool = False
+    ) -> None:
+        """Each note of ``order`` that fits, in order; ``fill``: only filling what is
+        left (``explain`` does not list what did not fit)."""
         for item in order:
             uri = _uri(item)
             title = self.graph.info(uri).title
             if packing.full:
-                if not self.explain:
+                if fill or not self.explain:
                     break
                 reason = "max_documents" if len(packing.docs) >= packing.max_documents else "budget"
                 packing.skip(uri, title, reason)
@@ -405,6 +414,14 @@ def search_hits(
     voters = [corpus.uris[i] for i in fused if evidence[i]][:seeds]
     linked = set().union(*(graph.neighbours(u) for u in voters))
     return [corpus.uris[i] for i in fused if evidence[i] or corpus.uris[i] in linked]
+
+
+def fill_hits(corpus: Corpus, fused: Sequence[int], hits: Sequence[str]) -> list[str]:
+    """The rest of the fused hybrid ranking, best first: the notes ``search_hits`` left
+    out for want of evidence. They fill what the evidence left of the budget, so a
+    larger budget never holds less than ``hybrid_search`` would."""
+    taken = set(hits)
+    return [corpus.uris[i] for i in fused if corpus.uris[i] not in taken]
 
 
 def _headings(text: str) -> set[str]:

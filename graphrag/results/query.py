@@ -4,12 +4,16 @@ Query mode reuses focus mode's shapes: an entry note is a ``FocusNote`` (its
 lists capped, since several entries share one budget) and a related note is a
 ``RelatedNote`` whose ``relationToFocusNote`` is relative to ``focusUri``, the
 entry it was reached from (a note found by the question's own match,
-``MatchesQuestion``, is its own ``focusUri``). ``copies`` names notes holding the
+``MatchesQuestion``, is its own focus and has no ``focusUri``). ``copies`` names notes holding the
 same text, left out of the context. Scores and paths appear only with ``explain``.
 
 Every key is paid for out of the budget, so keys that say nothing are left out:
-an entry's empty lists, a related note's empty ``sharedTags``, and the far end of
-the link it was reached by when that is its entry (``focusUri``).
+an entry's empty lists and tags and its relation (an entry is always ``Self``), a
+related note's empty ``sharedTags``, the far end of the link it was reached by
+when that is its entry (``focusUri``), and a search hit's ``focusUri`` (itself);
+on both, a ``parentUriAndTitle`` its uri already spells (``References`` for
+``References/Out of Control``) and a ``createdAt`` its details already show (a
+``created:`` or ``date:`` property line of the same day).
 """
 
 from __future__ import annotations
@@ -30,6 +34,21 @@ LIST_KEYS = frozenset(
         "outboundLinks",
     }
 )
+
+
+def _said_elsewhere(out: dict[str, Any]) -> None:
+    """Drop ``parentUriAndTitle`` and ``createdAt`` from a note's JSON where its uri
+    and details already say them: in query mode every key costs budget."""
+    parent = out.get("parentUriAndTitle")
+    folder = out.get("uri", "").rpartition("/")[0]
+    if parent and parent["uri"] == folder and parent["title"] == folder.rpartition("/")[2]:
+        del out["parentUriAndTitle"]
+    created = out.get("createdAt")
+    if created:
+        day = created[:10]
+        lines = out.get("details", "").splitlines()
+        if any(line in (f"created: {day}", f"date: {day}") for line in lines):
+            del out["createdAt"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,11 +93,14 @@ class EntryNote:
         base = self.note.to_json()
         out: dict[str, Any] = {}
         for key, value in base.items():
-            if key in LIST_KEYS and not value:
+            if (key in LIST_KEYS or key == "tags") and not value:
                 continue  # an empty list says nothing and costs budget
+            if key == "relationToFocusNote":
+                continue  # always Self: being an entry says so
             out[key] = value
             if key == "details" and self.details_truncated:
                 out["detailsTruncated"] = True
+        _said_elsewhere(out)
         out["matchedBy"] = list(self.matched_by)
         if self.copies:
             out["copies"] = [c.to_json() for c in self.copies]
@@ -136,7 +158,9 @@ class QueryNote:
         for end in ("subjectUriAndTitle", "objectUriAndTitle"):
             if out.get(end, {}).get("uri") == self.focus.uri:
                 del out[end]  # the link's other end is the entry: focusUri says so
-        out["focusUri"] = self.focus.uri
+        if self.focus.uri != self.uri:  # a search hit is its own focus: its relation says so
+            out["focusUri"] = self.focus.uri
+        _said_elsewhere(out)
         if self.shared_tags:
             out["sharedTags"] = list(self.shared_tags)
         if self.copies:

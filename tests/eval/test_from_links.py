@@ -34,8 +34,10 @@ def orchard(tmp_path: Path) -> VaultRAG:
     write(vault, "Orchard.md", PASSAGE + "\n")
     # Shares no word with the passage: only the link leads from one to the other.
     write(vault, "Cellar.md", "Stone vaults under the school hold wheels at eleven degrees.\n")
-    # The hash embedder finds some likeness in any two texts: only a close match is an entry.
-    settings = load_settings(overrides={"query": {"entry_min_similarity": 0.6}})
+    # The hash embedder finds some likeness in any two texts: only a close match is an entry,
+    # and only the best note is in the search ranking that fills what is left of a budget
+    # (in a two-note vault every note is in it, found or not).
+    settings = load_settings(overrides={"query": {"entry_min_similarity": 0.6, "rrf_depth": 1}})
     return VaultRAG.open(
         vault, index_dir=tmp_path / "idx", embedder=HashEmbedder(), settings=settings
     )
