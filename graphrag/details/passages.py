@@ -42,6 +42,27 @@ def section_text(chunk: ChunkRow) -> str:
     return f"## {chunk.heading_path}\n{text}" if text else f"## {chunk.heading_path}"
 
 
+def sections(note_text: NoteText, uri: str, embed_room: int) -> list[str]:
+    """Each chunk of ``uri`` under its heading path (``section_text``), embeds inlined
+    in ``embed_room``: built once per generation (``NoteText.memo``), the question only
+    chooses among them."""
+    return note_text.memo(
+        ("sections", uri, note_text.room_key(uri, embed_room)),
+        lambda: [
+            note_text.inline(uri, section_text(c), embed_room)
+            for c in note_text.index.chunks_of(uri)
+        ],
+    )
+
+
+def section_chars(note_text: NoteText, uri: str) -> list[int]:
+    """The length of each chunk of ``uri`` under its heading path, as written (kept)."""
+    return note_text.memo(
+        ("section-chars", uri),
+        lambda: [len(section_text(c)) for c in note_text.index.chunks_of(uri)],
+    )
+
+
 def query_details(
     index: IndexSnapshot,
     corpus: Corpus,
@@ -59,18 +80,14 @@ def query_details(
     if len(body) <= limit:
         return body, False
     i = corpus.index_of.get(uri)
-    chunks = note_text.chunks(uri)
-    if i is None or not chunks:
+    texts = sections(note_text, uri, embed_room)
+    if i is None or not texts:
         return excerpt(body, limit)
     lo, hi = corpus.chunk_rows(i)
-    if hi - lo != len(chunks):  # the arrays and the store disagree: play safe
+    if hi - lo != len(texts):  # the arrays and the store disagree: play safe
         return excerpt(body, limit)
     scores = chunk_scores[lo:hi]
-    texts = note_text.memo(
-        ("sections", uri, embed_room),
-        lambda: [note_text.inline(uri, section_text(c), embed_room) for c in chunks],
-    )
-    order = sorted(range(len(chunks)), key=lambda j: (-float(scores[j]), j))
+    order = sorted(range(len(texts)), key=lambda j: (-float(scores[j]), j))
     best = float(scores[order[0]])
     # Chunks far below the best one are noise, not context: leave the room unused.
     floor = best * RELATIVE_FLOOR if best > 0 else float("-inf")
@@ -91,7 +108,7 @@ def query_details(
         # Adjacent chunks read on; a gap says text was left out.
         parts.append(("\n\n" if j == prev + 1 else GAP) + texts[j])
     text = "".join(parts)
-    if chosen[-1] != len(chunks) - 1:
+    if chosen[-1] != len(texts) - 1:
         text += GAP.rstrip()
     if chosen[0] != 0:
         text = GAP.lstrip() + text

@@ -20,10 +20,10 @@ from graphrag.config.details import DetailsSettings
 from graphrag.details.embeds import Embeds
 from graphrag.details.excerpt import excerpt
 from graphrag.snapshot.snapshot import Snapshot
-from indexer.load import ChunkRow, IndexSnapshot
+from indexer.load import IndexSnapshot
 
 BLANK_RUN_RE = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
-MEMO_CHARS = 8_000_000  # what a NoteText keeps: a few MB, whatever the vault's size
+MEMO_CHARS = 16_000_000  # what a NoteText keeps: ~20 MB at most, whatever the vault's size
 
 T = TypeVar("T")
 
@@ -36,8 +36,6 @@ def _size(value: object) -> int:
         return sum(_size(v) for v in value) + 50
     if isinstance(value, dict):
         return sum(_size(k) + _size(v) for k, v in value.items()) + 50
-    if isinstance(value, ChunkRow):
-        return len(value.text) + len(value.heading_path or "") + 100
     return 100
 
 
@@ -97,9 +95,13 @@ class NoteText:
 
         return self.memo(("embeds", uri), build)
 
-    def chunks(self, uri: str) -> list[ChunkRow]:
-        """The note's chunks in order (``IndexSnapshot.chunks_of``)."""
-        return self.memo(("chunks", uri), lambda: self.index.chunks_of(uri))
+    def room_key(self, uri: str, max_chars: int | None) -> int | None:
+        """``max_chars`` as far as it changes ``uri``'s inlined text: None for a note
+        that embeds no note (its text is the same whatever the room), so a cache keeps
+        one copy of it, not one per room."""
+        if not self.settings.inline_embeds or not self._resolve(uri):
+            return None
+        return self.settings.embed_max_chars if max_chars is None else max_chars
 
     def inline(self, uri: str, text: str, max_chars: int | None = None) -> str:
         """``text`` (all or part of ``uri``'s body) with its embeds inlined, each in at
@@ -109,7 +111,7 @@ class NoteText:
     def full(self, uri: str, max_chars: int | None = None) -> str:
         """The whole body: embeds inlined, a run of blank lines (a removed comment's) one."""
         return self.memo(
-            ("full", uri, max_chars),
+            ("full", uri, self.room_key(uri, max_chars)),
             lambda: BLANK_RUN_RE.sub("\n\n", self.inline(uri, self.index.body(uri), max_chars)),
         )
 

@@ -12,8 +12,8 @@ import numpy as np
 from graphrag.config.details import DetailsSettings
 from graphrag.config.focus import FocusSettings
 from graphrag.config.query import QuerySettings
-from graphrag.details import NoteText, property_lines, query_details, section_text
-from graphrag.details.passages import GAP
+from graphrag.details import NoteText, property_lines, query_details
+from graphrag.details.passages import GAP, section_chars
 from graphrag.focus.mode import related_note
 from graphrag.focus.render import path_text
 from graphrag.query.entry import Entry
@@ -80,14 +80,14 @@ class DetailSource:
         head = self.property_lines(uri) if self.properties else ""
         extra = len(head) + 2 if head else 0
         i = self.corpus.index_of.get(uri)
-        chunks = self.text.chunks(uri)
+        chars = section_chars(self.text, uri)
         lo, hi = self.corpus.chunk_rows(i) if i is not None else (0, 0)
-        if not chunks or hi - lo != len(chunks):
+        if not chars or hi - lo != len(chars):
             return extra + len(self.text.full(uri))
-        best = chunks[int(np.argmax(self.chunk_scores[lo:hi]))]
+        best = chars[int(np.argmax(self.chunk_scores[lo:hi]))]
         # As written: an embed inlined may take up to half the limit (query_details),
         # so the room it gets grows with the passage, not the other way round.
-        return extra + len(section_text(best)) + 2 * len(GAP)
+        return extra + best + 2 * len(GAP)
 
     def property_lines(self, uri: str) -> str:
         def build() -> str:
