@@ -133,6 +133,18 @@ def test_the_best_entrys_best_passage_is_whole_at_a_small_budget(tmp_path):
             assert result.tokens_used <= budget
 
 
+def test_a_long_entry_shows_its_best_passages_in_a_related_notes_length(tmp_path):
+    # The refund policy's other section is ~3,000 characters: at a large budget the entry
+    # shows its best passage and no more text than a related note would (truncate_length).
+    rag = make_rag(tmp_path, _refunds())
+    result = rag.query("can I get a refund for my catalyst license", budget=8000, seed=0)
+    best = result.entries[0]
+    assert best.uri == "Refund policy" and PASSAGE in best.note.details
+    assert best.details_truncated
+    limit = max(rag.settings.focus.truncate_length, len(PASSAGE))
+    assert len(best.note.details) <= limit + 200  # heading paths and the "…" between cuts
+
+
 # -- the best vector hit -------------------------------------------------------------------------
 def _hub_and_brine() -> dict[str, str]:
     parts = {
