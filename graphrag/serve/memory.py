@@ -7,6 +7,12 @@ climbs with each burst of work even when nothing is kept. Two arenas for the
 process, and handing freed pages back to the system every ``TRIM_SECONDS``, keep
 it at what is actually in use (docs/architecture.md, serving; the effect is in
 benchmarks/RESULTS.md, "Server memory").
+
+The model's weights are a memory-mapped file (``model.onnx.data``), and a question
+reads the rows of its token table for the words it holds: the file's resident pages
+grow with the vocabulary the server has seen (up to ~45 MB for MiniLM), a slow climb
+over hours. The trimmer also drops those pages (``page_out``: the file's contents, read
+back from the page cache when next needed).
 """
 
 from __future__ import annotations
@@ -22,6 +28,10 @@ log = logging.getLogger(__name__)
 M_ARENA_MAX = -8  # glibc's mallopt parameter
 ARENAS = 2
 TRIM_SECONDS = 30.0
+MADV_DONTNEED = 4
+MADV_PAGEOUT = 21  # Linux 5.4+; older kernels refuse it (EINVAL) and nothing happens
+# Mapped files whose pages are given back (the ONNX export's weights).
+PAGED_OUT = (".onnx.data",)
 
 
 def _libc() -> ctypes.CDLL | None:
@@ -42,10 +52,60 @@ def limit_arenas(arenas: int = ARENAS) -> bool:
 
 
 def trim() -> bool:
-    """Collect garbage, then return free heap pages to the system."""
+    """Collect garbage, then return free heap pages (and the model file's) to the system."""
     gc.collect()
     libc = _libc()
-    return bool(libc is not None and libc.malloc_trim(0))
+    if libc is None:
+        return False
+    page_out()
+    return bool(libc.malloc_trim(0))
+
+
+def page_out(suffixes: tuple[str, ...] = PAGED_OUT, smaps: str = "/proc/self/smaps") -> int:
+    """Drop this process's resident pages of mapped files whose names end with
+    ``suffixes`` (not code); the bytes dropped or asked for (0 where unsupported).
+
+    A mapping none of whose pages were written (no ``Private_Dirty``, no ``Anonymous``)
+    holds only the file's contents: ``MADV_DONTNEED`` unmaps them from this process and
+    the next touch reads them again from the page cache, whoever else maps the file.
+    Anything else is only offered to the kernel (``MADV_PAGEOUT``, which keeps written
+    pages' contents and skips pages other processes map).
+    """
+    libc = _libc()
+    if libc is None or not hasattr(libc, "madvise"):
+        return 0
+    libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    try:
+        with open(smaps, encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+    except OSError:
+        return 0
+    done = 0
+    for start, end, written in _file_mappings(text, suffixes):
+        advice = MADV_PAGEOUT if written else MADV_DONTNEED
+        if libc.madvise(start, end - start, advice) == 0:
+            done += end - start
+    return done
+
+
+def _file_mappings(smaps: str, suffixes: tuple[str, ...]) -> list[tuple[int, int, bool]]:
+    """(start, end, any page written) of the non-executable mappings of the files."""
+    out: list[tuple[int, int, bool]] = []
+    current: list[int] | None = None
+    written = False
+    for line in smaps.splitlines():
+        fields = line.split(maxsplit=5)
+        if fields and "-" in fields[0] and not fields[0].endswith(":"):  # a mapping's header
+            if current is not None:
+                out.append((current[0], current[1], written))
+            current, written = None, False
+            if len(fields) == 6 and "x" not in fields[1] and fields[5].endswith(suffixes):
+                current = [int(x, 16) for x in fields[0].split("-")]
+        elif current is not None and fields[:1] in (["Private_Dirty:"], ["Anonymous:"]):
+            written = written or int(fields[1]) > 0
+    if current is not None:
+        out.append((current[0], current[1], written))
+    return out
 
 
 class Trimmer:

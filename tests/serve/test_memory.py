@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ctypes.util
+import mmap
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -52,3 +54,83 @@ def test_the_trimmer_runs_until_stopped(monkeypatch: pytest.MonkeyPatch) -> None
 @glibc
 def test_limiting_arenas_is_accepted() -> None:
     assert memory.limit_arenas()
+
+
+def mapping_rss_kb(path: Path) -> int:
+    """This process's resident KB of the mappings of ``path``."""
+    total, inside = 0, False
+    with open("/proc/self/smaps", encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            fields = line.split()
+            if fields and "-" in fields[0] and not fields[0].endswith(":"):
+                inside = len(fields) >= 6 and fields[5] == str(path)
+            elif inside and fields[0] == "Rss:":
+                total += int(fields[1])
+    return total
+
+
+@glibc
+@pytest.mark.parametrize("access", [mmap.ACCESS_READ, mmap.ACCESS_COPY])
+def test_page_out_drops_a_model_files_pages_and_keeps_its_contents(
+    tmp_path: Path, access: int
+) -> None:
+    path = tmp_path / "model.onnx.data"
+    data = bytes(range(256)) * (64 * 1024)  # 16 MB
+    path.write_bytes(data)
+    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=access) as mapped:
+        assert mapped[:] == data  # every page touched
+        assert mapping_rss_kb(path) > 15_000
+        assert memory.page_out() >= len(data)
+        assert mapping_rss_kb(path) < 1_000
+        assert mapped[:] == data  # read back from the file
+
+
+@glibc
+def test_page_out_keeps_what_was_written_in_a_private_copy(tmp_path: Path) -> None:
+    path = tmp_path / "model.onnx.data"
+    path.write_bytes(b"\0" * (4 * 1024 * 1024))
+    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_COPY) as mapped:
+        mapped[:5] = b"fresh"  # a written page: only offered to the kernel, never discarded
+        memory.page_out()
+        assert mapped[:5] == b"fresh"
+    assert path.read_bytes()[:5] == b"\0" * 5
+
+
+@glibc
+def test_page_out_leaves_other_files_alone(tmp_path: Path) -> None:
+    path = tmp_path / "vectors.npy"
+    path.write_bytes(b"v" * (8 * 1024 * 1024))
+    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        assert mapped[-1:] == b"v" and mapped[:] == b"v" * len(mapped)
+        before = mapping_rss_kb(path)
+        memory.page_out()
+        assert mapping_rss_kb(path) == before > 7_000
+
+
+@glibc
+def test_trim_pages_out_the_model_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple[str, ...]] = []
+
+    def page_out(suffixes: tuple[str, ...] = memory.PAGED_OUT) -> int:
+        calls.append(suffixes)
+        return 0
+
+    monkeypatch.setattr(memory, "page_out", page_out)
+    memory.trim()
+    assert calls == [(".onnx.data",)]
+
+
+@glibc
+@pytest.mark.slow
+def test_the_real_model_gives_the_same_vectors_after_its_pages_are_dropped() -> None:
+    from indexer.onnx_embed import OnnxEmbedder
+    from indexer.onnx_model import WEIGHTS
+
+    onnx = OnnxEmbedder()  # exported once per test session (tests/conftest.py)
+    texts = ["how do I embed a file", "Zettelkasten, canvas and graph view", "sync"]
+    before = onnx.embed(texts)
+    weights = onnx.folder() / WEIGHTS
+    resident = mapping_rss_kb(weights)
+    assert memory.page_out() > 0
+    assert mapping_rss_kb(weights) < max(resident // 4, 1)
+    assert (onnx.embed(texts) == before).all()
