@@ -41,13 +41,22 @@ def crowd(members: int, size: int) -> float:
     return math.sqrt(size / members)
 
 
+def property_groups(graph: VaultGraph) -> PropertyGroups:
+    """The graph's ``PropertyGroups``, kept with it: a question whose entry is linked
+    by thousands of notes reads their property links once per generation, not once
+    per question."""
+    return graph.derived("property-groups", lambda: PropertyGroups(graph))
+
+
 class PropertyGroups:
-    """The property links of a graph's notes, read once per note (one per request)."""
+    """The property links of a graph's notes, read once per note and kept (one per
+    graph: ``property_groups``; what it keeps depends on the graph's links only)."""
 
     def __init__(self, graph: VaultGraph) -> None:
         self.graph = graph
         self._links: dict[str, dict[str, set[str]]] = {}
         self._names: dict[str, dict[str, str]] = {}
+        self._members: dict[tuple[str, str], list[str]] = {}
 
     def links(self, uri: str) -> dict[str, set[str]]:
         """Property (casefolded) -> the targets ``uri`` links under it."""
@@ -63,8 +72,9 @@ class PropertyGroups:
                 key = link.predicate.casefold()
                 hit.setdefault(key, set()).add(link.target)
                 names.setdefault(key, link.predicate)
-            self._links[uri] = hit
+            # Names first: a thread that finds the links finds their names too.
             self._names[uri] = names
+            self._links[uri] = hit
         return hit
 
     def name(self, uri: str, key: str) -> str:
@@ -74,7 +84,11 @@ class PropertyGroups:
 
     def members(self, key: str, target: str) -> list[str]:
         """The notes linking ``target`` under property ``key``, by uri."""
-        return [s for s in self.graph.backlinks(target) if target in self.links(s).get(key, ())]
+        hit = self._members.get((key, target))
+        if hit is None:
+            hit = [s for s in self.graph.backlinks(target) if target in self.links(s).get(key, ())]
+            self._members[(key, target)] = hit
+        return hit
 
     def shared(self, uri: str) -> dict[tuple[str, str], list[str]]:
         """(property, target) -> the other notes linking that target under that property."""

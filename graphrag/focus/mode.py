@@ -15,7 +15,7 @@ from graphrag.budget import NOTE_OVERHEAD_TOKENS, TokenCounter, select
 from graphrag.config.focus import FocusSettings
 from graphrag.details import NoteText, excerpt
 from graphrag.errors import NoteNotFoundError
-from graphrag.focus.groups import PropertyGroups
+from graphrag.focus.groups import property_groups
 from graphrag.focus.relations import INBOUND, OBJECT
 from graphrag.focus.render import note_renderer, path_text
 from graphrag.focus.score import ScoreParts, relation_factor, relation_weight, score
@@ -116,7 +116,7 @@ def focus(
         free=excluded.__contains__,
         selector=selector,
     )
-    groups = PropertyGroups(graph)
+    groups = property_groups(graph)
     candidates = walk.candidates
     if similar is not None and settings.similar_notes > 0:
 

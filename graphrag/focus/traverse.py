@@ -35,7 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from graphrag.config.focus import FocusSettings
-from graphrag.focus.groups import PropertyGroups, crowd
+from graphrag.focus.groups import crowd, property_groups
 from graphrag.focus.relations import CHILD, INBOUND, OBJECT, PARENT, classify, rank
 from graphrag.focus.selectors import RandomSelector, Selector
 from graphrag.results.notes import Relation
@@ -247,7 +247,7 @@ class _Walk:
         found by a weaker relation relabelled, and up to ``shared_property_limit`` new
         ones per (property, target), chosen by the selector. Two hops (object, inbound),
         through the target, which may be a note never written."""
-        groups = PropertyGroups(self.graph)
+        groups = property_groups(self.graph)
         weights = self.settings.relation_weights
         strong = weights.get(Relation.SharesPropertyValue.value, 0.0)
         at = {c.uri: i for i, c in enumerate(candidates)}

@@ -25,7 +25,7 @@ import numpy as np
 
 from graphrag.config.focus import FocusSettings
 from graphrag.config.query import QuerySettings
-from graphrag.focus.groups import PropertyGroups
+from graphrag.focus.groups import property_groups
 from graphrag.focus.score import SECONDS_PER_DAY, relation_factor, score
 from graphrag.focus.traverse import Candidate
 from graphrag.query.entry import Entry
@@ -189,7 +189,7 @@ def rank(
     )
     ranked: list[tuple[float, int, Ranked]] = []
     dropped: list[SkippedNote] = []
-    groups = PropertyGroups(graph)
+    groups = property_groups(graph)
     for order, f in enumerate(found):  # discovery order: the jitter draws are reproducible
         c = f.cand
         parts = score(

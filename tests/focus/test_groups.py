@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from graphrag.config.focus import DEFAULT_RELATION_WEIGHTS
-from graphrag.focus.groups import PropertyGroups, crowd
+from graphrag.focus.groups import PropertyGroups, crowd, property_groups
 from graphrag.focus.relations import CHILD, PARENT
 from graphrag.focus.render import render_prompt
 from graphrag.focus.score import relation_factor
@@ -162,3 +162,19 @@ def test_similar_notes_join_focus_mode_as_their_own_relation(tmp_path):
     off = make_rag(tmp_path / "off", SIMILAR, focus={"similar_notes": 0})
     _, without = _related(off, "Dairy/Brine")
     assert "Else/Salt bath" not in without
+
+
+def test_property_groups_are_kept_per_graph_and_a_graph_without_links_has_its_own(tmp_path):
+    rag = make_rag(tmp_path, KEPANO, focus=NO_SIMILAR)
+    graph = rag.graph
+    groups = property_groups(graph)
+    assert property_groups(graph) is groups  # one per graph, for every request
+    members = {"References/Kyoto", "References/Osaka", "References/Lisbon"}
+    assert set(groups.members("categories", "Places")) == members
+    # Hiding a link (eval --from-links) makes another graph: its groups do not see it.
+    hidden = graph.without_links([("References/Osaka", "Places")])
+    assert property_groups(hidden) is not groups
+    assert set(property_groups(hidden).members("categories", "Places")) == {
+        "References/Kyoto",
+        "References/Lisbon",
+    }
