@@ -106,11 +106,14 @@ def connect(vault: Path | None, index_dir: Path, settings: Any) -> Served | None
 
 
 def _current(vault: Path, index_dir: Path, settings: Any) -> bool:
-    from graphrag.api import make_embedder
+    """Whether the vault is unchanged since the index was made. The model is compared by
+    name only: the server was started with these embedding settings (the fingerprint)
+    and brought its index to their kind of vectors before it listened, and the
+    generation it serves is checked against the one on disk; so no embedder is made
+    here (that imports numpy and the backends, ~0.1 s of a served command)."""
     from indexer.fresh import index_is_current
 
-    embedder = make_embedder(settings.embedding)
-    return index_is_current(vault, index_dir, settings.index_config, embedder)
+    return index_is_current(vault, index_dir, settings.index_config, settings.embedding.model)
 
 
 def answer(

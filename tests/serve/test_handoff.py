@@ -30,7 +30,7 @@ RUNNER = (
     "try:\n    cli(sys.argv[1:], prog_name='vault-graphrag')\n"
     "except SystemExit as exc:\n    code = exc.code\n"
     "else:\n    code = 0\n"
-    "print('MODULES', ' '.join(m for m in ('indexer.tokens', 'faiss') if m in sys.modules),"
+    "print('MODULES', ' '.join(m for m in ('indexer.tokens', 'faiss', 'numpy') if m in sys.modules),"
     " file=sys.stderr)\n"
     "sys.exit(code)\n"
 )
@@ -105,8 +105,8 @@ def test_answers_from_the_server_are_the_in_process_answers(
         code, out, err, modules = cli(*command, *where)
         code2, out2, err2, modules2 = cli(*command, *where, "--no-server")
         assert (code, out, err) == (code2, out2, err2), command
-        if code == 0:  # served: no token table or vectors loaded here
-            assert not modules & {"indexer.tokens", "faiss"}, command
+        if code == 0:  # served: no token table, vectors or numpy loaded here
+            assert not modules & {"indexer.tokens", "faiss", "numpy"}, command
             assert modules2 & {"indexer.tokens", "faiss"}, command
 
 
