@@ -11,14 +11,13 @@ to a model").
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from graphrag.config.details import DetailsSettings
 from graphrag.details.embeds import Embeds
 from graphrag.details.excerpt import excerpt
+from graphrag.snapshot.memo import Memo
 from graphrag.snapshot.snapshot import Snapshot
 from indexer.load import IndexSnapshot
 
@@ -26,46 +25,6 @@ BLANK_RUN_RE = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 MEMO_CHARS = 16_000_000  # what a NoteText keeps: ~20 MB at most, whatever the vault's size
 
 T = TypeVar("T")
-
-
-def _size(value: object) -> int:
-    """Characters held by a cached value (a string, or strings in a tuple or list)."""
-    if isinstance(value, str):
-        return len(value) + 50
-    if isinstance(value, tuple | list):
-        return sum(_size(v) for v in value) + 50
-    if isinstance(value, dict):
-        return sum(_size(k) + _size(v) for k, v in value.items()) + 50
-    return 100
-
-
-class Memo:
-    """Values by key, the most recently used kept up to ``chars`` characters in all:
-    the texts of the notes requests keep meeting stay, a long-running server on a
-    large vault does not keep a copy of every note."""
-
-    def __init__(self, chars: int = MEMO_CHARS) -> None:
-        self.chars = chars
-        self.used = 0
-        self._items: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: Hashable, build: Callable[[], T]) -> T:
-        with self._lock:
-            hit = self._items.get(key)
-            if hit is not None:
-                self._items.move_to_end(key)
-                return hit[0]
-        value = build()  # outside the lock: it may read other keys
-        size = _size(value)
-        with self._lock:
-            if key not in self._items:
-                self._items[key] = (value, size)
-                self.used += size
-            while self.used > self.chars and len(self._items) > 1:
-                _, (_, dropped) = self._items.popitem(last=False)
-                self.used -= dropped
-        return value
 
 
 def note_text(snapshot: Snapshot, settings: DetailsSettings) -> NoteText:
@@ -80,7 +39,7 @@ class NoteText:
     def __init__(self, index: IndexSnapshot, settings: DetailsSettings | None = None) -> None:
         self.index = index
         self.settings = settings or DetailsSettings()
-        self._memo = Memo()
+        self._memo = Memo(MEMO_CHARS)
         self.embeds = Embeds(self._resolve, index.body, self.settings)
 
     def memo(self, key: Hashable, build: Callable[[], T]) -> T:

@@ -20,6 +20,7 @@ import math
 import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from functools import partial
 
 import numpy as np
 
@@ -33,6 +34,7 @@ from graphrag.results.notes import Relation, SkippedNote
 from graphrag.results.query import QueryExplain
 from graphrag.snapshot.corpus import Corpus
 from graphrag.snapshot.graph import VaultGraph
+from graphrag.snapshot.memo import Memo
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,11 +68,14 @@ def link_context(
     A body link is found in the chunk whose text holds it as written (``[[target``,
     ``](target``, else the target text anywhere): a link's line counts from the top
     of the file and a chunk's from the top of the body, so lines cannot be compared
-    in a note with front matter.
+    in a note with front matter. Which chunks hold which link does not depend on the
+    question: ``LinkTable`` finds them once per generation, a question only takes
+    the best score among them.
 
     With ``graph``, only links that are edges of it count: a graph with links left
     out (``VaultGraph.without_links``) must not have them back through the store."""
     out: dict[str, dict[str, float]] = {}
+    tables: Memo = corpus.derived("link-tables", lambda: Memo(LINK_TABLE_CHARS))
     for uri in notes:
         i = corpus.index_of.get(uri)
         if i is None:
@@ -78,30 +83,75 @@ def link_context(
         lo, hi = corpus.chunk_rows(i)
         if hi == lo:
             continue
+        table = tables.get(uri, partial(LinkTable.read, corpus, uri), LinkTable.size)
+        if table.chunks != hi - lo:
+            continue
+        linked = None if graph is None else {link.target for link in graph.outlinks(uri)}
+        out[uri] = table.context(chunk_scores[lo:hi], linked)
+    return out
+
+
+LINK_TABLE_CHARS = 4_000_000  # link tables kept per generation (a 3,000-link hub is ~0.2M)
+
+
+class LinkTable:
+    """One note's links by target, in link order, with the chunks holding each target's
+    body links (``LinkStarts``) and whether one is a property link."""
+
+    def __init__(
+        self, chunks: int, targets: list[str], held: list[list[int]], property_: list[bool]
+    ) -> None:
+        self.chunks = chunks  # how many chunks the note had: -1 if unread
+        self.targets = targets
+        self.property = property_
+        sizes = np.array([len(h) for h in held], dtype=np.int64)
+        self.some = np.flatnonzero(sizes)  # targets with a chunk holding them
+        self.rows = np.fromiter((j for h in held for j in h), dtype=np.int64)
+        self.starts = (np.cumsum(sizes) - sizes)[self.some]
+
+    @staticmethod
+    def read(corpus: Corpus, uri: str) -> LinkTable:
         texts = [
             t.casefold()
             for (t,) in corpus.rows("SELECT text FROM chunks WHERE uri = ? ORDER BY seq", (uri,))
         ]
-        if len(texts) != hi - lo:
-            continue
-        scores = chunk_scores[lo:hi]
-        best = float(scores.max())
-        linked = None if graph is None else {link.target for link in graph.outlinks(uri)}
         links = corpus.rows(
             "SELECT target, kind, written FROM links WHERE source = ? AND hierarchy = 0", (uri,)
         )
         starts = LinkStarts(texts, max((len(_folded(w)) for _t, _k, w in links), default=0))
-        found: dict[str, float] = {}
+        at: dict[str, int] = {}
+        held: list[set[int]] = []
+        property_: list[bool] = []
         for target, kind, written in links:
+            k = at.get(target)
+            if k is None:
+                k = at[target] = len(held)
+                held.append(set())
+                property_.append(False)
+            if kind == "property":
+                property_[k] = True
+            else:
+                held[k].update(starts.holding(written))
+        return LinkTable(len(texts), list(at), [sorted(h) for h in held], property_)
+
+    def size(self) -> int:
+        return sum(len(t) for t in self.targets) + 8 * len(self.rows) + 50 * len(self.targets)
+
+    def context(self, scores: np.ndarray, linked: set[str] | None) -> dict[str, float]:
+        """Target -> the best score of a chunk holding a link to it (the note's best for
+        a property link), -1.0 when none holds it; only targets in ``linked`` if given."""
+        best = float(scores.max())
+        sims = np.full(len(self.targets), -1.0)
+        if len(self.some):
+            held = np.maximum.reduceat(scores[self.rows], self.starts)
+            sims[self.some] = np.maximum(held.astype(np.float64), -1.0)
+        out: dict[str, float] = {}
+        for k, target in enumerate(self.targets):
             if linked is not None and target not in linked:
                 continue
-            if kind == "property":
-                sim = best
-            else:
-                sim = max((float(scores[j]) for j in starts.holding(written)), default=-1.0)
-            found[target] = max(found.get(target, -1.0), sim)
-        out[uri] = found
-    return out
+            sim = float(sims[k])
+            out[target] = max(sim, best) if self.property[k] else sim
+        return out
 
 
 def _folded(written: str | None) -> str:

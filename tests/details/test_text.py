@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from graphrag.details.text import Memo
+from graphrag.snapshot.memo import Memo
 from tests.support.files import write
 from tests.support.query_vault import make_rag
 

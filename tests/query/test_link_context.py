@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 from graphrag.query.score import LinkStarts
@@ -75,3 +76,48 @@ def test_hub_with_thousands_of_links_sharing_a_prefix() -> None:
     for i in (0, 1, 99, 100, 1234, 2999):
         assert starts.holding(names[i]) == [i // 100]
     assert starts.holding("02 - community expansions/02.05 all/plugins/plugin 12") == [12]
+
+
+def reference_context(corpus, uri: str, scores, linked) -> dict[str, float]:
+    """link_context for one note, the rule spelled out link by link: the best score of
+    a chunk holding the link, the note's best for a property link, else -1."""
+    texts = [
+        t.casefold()
+        for (t,) in corpus.rows("SELECT text FROM chunks WHERE uri = ? ORDER BY seq", (uri,))
+    ]
+    found: dict[str, float] = {}
+    for target, kind, written in corpus.rows(
+        "SELECT target, kind, written FROM links WHERE source = ? AND hierarchy = 0", (uri,)
+    ):
+        if linked is not None and target not in linked:
+            continue
+        if kind == "property":
+            sim = float(scores.max())
+        else:
+            sim = max((float(scores[j]) for j in reference(texts, written)), default=-1.0)
+        found[target] = max(found.get(target, -1.0), sim)
+    return found
+
+
+def test_link_context_from_kept_tables_equals_the_rule_for_every_note(sample_vault, tmp_path):
+    # Every note of the sample vault, random chunk scores, three questions in a row (the
+    # second and third read the tables the first built), with and without a hidden link.
+    from graphrag.api import VaultRAG
+    from graphrag.query.score import link_context
+    from tests.support.fakes import HashEmbedder
+
+    rag = VaultRAG.open(sample_vault, index_dir=tmp_path / "idx", embedder=HashEmbedder(64))
+    corpus, graph = rag.snapshot.corpus, rag.graph
+    hidden = graph.without_links([("Projects/Cellar Expansion", "People/Mira Halvorsen")])
+    rng = np.random.default_rng(3)
+    for view in (graph, hidden, graph):
+        scores = rng.uniform(-1, 1, corpus.chunk_count).astype(np.float32)
+        got = link_context(corpus, corpus.uris, scores, view)
+        for uri in corpus.uris:
+            lo, hi = corpus.chunk_rows(corpus.index_of[uri])
+            if hi == lo:
+                assert uri not in got
+                continue
+            linked = {link.target for link in view.outlinks(uri)}
+            assert got[uri] == reference_context(corpus, uri, scores[lo:hi], linked), uri
+    assert sum(len(links) for links in got.values()) > 20  # the vault has links to check
