@@ -127,6 +127,10 @@ class Packing:
     costs: list[int] = field(default_factory=list)
     skipped: list[SkippedNote] = field(default_factory=list)
     _shown: list[frozenset[int]] = field(default_factory=list)
+    # The last text's shingles (``copy_of`` then ``add`` look at the same document) and
+    # the whole-text shingles asked for in this packing, without the shared LRU's lock.
+    _last: tuple[str, frozenset[int]] | None = None
+    _body_of: dict[str, frozenset[int]] = field(default_factory=dict)
 
     @property
     def used(self) -> int:
@@ -163,7 +167,7 @@ class Packing:
             return False
         self.docs.append(doc)
         self.costs.append(tokens)
-        self._shown.append(shingles(doc.note.details))
+        self._shown.append(self._shingles(doc.note.details))
         return True
 
     def add_new(self, doc: Doc) -> bool:
@@ -183,7 +187,7 @@ class Packing:
 
     def copy_of(self, doc: Doc) -> int | None:
         """The position of the document already holding ``doc``'s passage, or None."""
-        mine = shingles(doc.note.details)
+        mine = self._shingles(doc.note.details)
         if len(mine) < MIN_SHINGLES or not self.docs:
             return None
         need = COPY_SHARE * len(mine)
@@ -216,7 +220,17 @@ class Packing:
         return True
 
     def _body(self, uri: str) -> frozenset[int]:
-        return self.bodies(uri) if self.bodies is not None else frozenset()
+        got = self._body_of.get(uri)
+        if got is None:
+            got = self._body_of[uri] = self.bodies(uri) if self.bodies is not None else frozenset()
+        return got
+
+    def _shingles(self, text: str) -> frozenset[int]:
+        if self._last is not None and self._last[0] == text:
+            return self._last[1]
+        got = shingles(text)
+        self._last = (text, got)
+        return got
 
 
 @dataclass(frozen=True)
