@@ -12,8 +12,8 @@ import pytest
 import tiktoken
 
 from indexer import tokens
-from indexer.bpe import CL100K_PATTERN, LONG_PIECE, PieceCounter, TooLong
-from indexer.tokens import TiktokenTokenizer, cache_file, cached_args, read_cached
+from indexer.bpe import CL100K_PATTERN, LONG_PIECE, PieceCounter, RankTable, TooLong
+from indexer.tokens import TiktokenTokenizer, cache_file, cached_args, cached_table, read_cached
 from tests.support.files import SAMPLE_VAULT, SHARED_VAULTS
 
 # Text that exercises the split pattern: contractions in any case, digit runs, runs of
@@ -62,9 +62,9 @@ def code_point_texts(step: int) -> list[str]:
 
 @pytest.fixture(scope="module")
 def pieces() -> PieceCounter:
-    args = cached_args("cl100k_base")
-    assert args is not None and args["pat_str"] == CL100K_PATTERN
-    return PieceCounter(args["mergeable_ranks"])
+    table = cached_table("cl100k_base")
+    assert table is not None and table.pattern == CL100K_PATTERN
+    return PieceCounter(table)
 
 
 @pytest.fixture
@@ -104,6 +104,31 @@ def test_python_counts_agree_on_the_shared_vaults(pieces: PieceCounter) -> None:
         assert got == len(ref.encode_ordinary(text)), path
         checked += 1
     assert checked > 1000
+
+
+def test_the_rank_table_holds_every_rank_and_nothing_else() -> None:
+    args = cached_args("cl100k_base")
+    assert args is not None
+    ranks = args["mergeable_ranks"]
+    table = RankTable.from_bytes(RankTable.build(args["pat_str"], ranks).to_bytes())
+    assert len(table) == len(ranks) and table.pattern == args["pat_str"]
+    assert all(table.get(key) == rank for key, rank in ranks.items())
+    rng = random.Random(5)
+    strangers = {bytes(rng.randrange(256) for _ in range(rng.randint(2, 9))) for _ in range(3000)}
+    assert all(table.get(b) == ranks.get(b) for b in strangers | {b"", b"\xff\xfe\xfd"})
+
+
+def test_a_damaged_rank_table_is_made_again(cache: Path) -> None:
+    TiktokenTokenizer()
+    path = cache_file("cl100k_base", suffix=".ranks")
+    assert path is not None and path.is_file()
+    whole = path.read_bytes()
+    for damaged in (whole[: len(whole) // 2], whole[:30], b"VGRANKS1", b"", b"x" * 100):
+        path.write_bytes(damaged)
+        with pytest.raises(ValueError):
+            RankTable.from_bytes(damaged)
+        assert TiktokenTokenizer().count("offline counting") == 2
+        assert path.read_bytes() == whole
 
 
 def test_a_long_piece_is_left_to_tiktoken(pieces: PieceCounter) -> None:
@@ -163,7 +188,7 @@ def test_a_damaged_cache_is_decoded_again_and_replaced(cache: Path) -> None:
     for damaged in (whole[: len(whole) // 2], b"not marshal", b""):
         path.write_bytes(damaged)
         assert read_cached(path) is None
-        assert TiktokenTokenizer().count("offline counting") == 2
+        assert len(TiktokenTokenizer().encode("offline counting")) == 2  # tiktoken's encoder
         assert path.read_bytes() == whole
 
 
