@@ -41,7 +41,7 @@ from graphrag.query.score import Found, link_context, rank, weigh
 from graphrag.query.selector import SimilaritySelector
 from graphrag.results.notes import Relation
 from graphrag.results.query import EntryNote, QueryNote, QueryResult
-from graphrag.search.searches import Scope, fused_ranking, top_notes
+from graphrag.search.searches import Scope, fused_ranking, text_ranking, top_notes
 from graphrag.snapshot.corpus import Corpus
 from graphrag.snapshot.graph import VaultGraph
 from graphrag.snapshot.lexical import lexical_index
@@ -116,8 +116,11 @@ def run_query(
     scope = Scope(index, graph, corpus, qs, allowed)
     lex = lexical.scores if lexical is not None else None
     by_vector, by_lexical = text_evidence(sims, lexical, qs)
+    # The graph's view is query mode's own ranking: the search's view it is fused with
+    # is the text's (vector, BM25). The rest of hybrid_search's ranking fills last.
+    text = [i for i, _, _ in text_ranking(scope, sims, lex)]
+    hits = search_hits(graph, corpus, text, by_vector | by_lexical, qs.hybrid_graph_seeds)
     fused = [i for i, _, _ in fused_ranking(scope, sims, lex)]
-    hits = search_hits(graph, corpus, fused, by_vector | by_lexical, qs.hybrid_graph_seeds)
     rest = fill_hits(corpus, fused, hits)
     best_hit = top_notes(sims, 1, allowed, -1.0)
     bodies = corpus.derived("pack.body_shingles", lambda: BodyShingles(index.body))

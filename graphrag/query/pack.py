@@ -12,19 +12,19 @@ there. The budget is spent in this order:
    form shows its best passage alone.
 2. **The best vector hit**, if it is not an entry: structure never displaces it.
 3. **Related notes and search hits, fused**: the graph's ranking (the rerank
-   of ``score.py``) and the hybrid search ranking (``search.searches.
-   fused_ranking``: vector, BM25 and graph votes) are two views of which notes
-   answer the question; reciprocal rank fusion puts the notes both rank high
-   first and alternates between the two after that, as ``hybrid_search`` fuses
-   its own rankings. The **bridges** (notes an entry links to from its passage
+   of ``score.py``) and the text's (``search.searches.text_ranking``: vector
+   and BM25, as ``hybrid_search`` fuses them, without its graph votes, which
+   would count the entries' neighbours a second time) are two views of which
+   notes answer the question; reciprocal rank fusion puts the notes both rank
+   high first and alternates between the two after that. The **bridges** (notes an entry links to from its passage
    that best matches the question, or from a property: "the cellar is run by
    [[Mira Halvorsen]]") count in a third ranking, since the second note of a
    two-hop question is one text similarity alone does not find. When the graph runs out of notes the search keeps
    filling: a larger budget never holds less evidence than ``hybrid_search``
    would. A search hit is a related note with the relation ``MatchesQuestion``,
    its own focus (no ``focusUri``). A hit needs evidence of its own to be fused
-   (``search_hits``); the rest of the hybrid ranking fills what is left after
-   everything else (``fill_hits``).
+   (``search_hits``); the rest of ``hybrid_search``'s ranking (graph votes
+   included) fills what is left after everything else (``fill_hits``).
    A note reached through a link to one of its headings or blocks
    (``[[Note#Heading]]``, ``[[Note#^block]]``) shows that section first.
 4. **Near-duplicates take one slot.** A note whose passage is already shown (90%
@@ -420,20 +420,19 @@ class Packer:
 def search_hits(
     graph: VaultGraph, corpus: Corpus, fused: Sequence[int], evidence: np.ndarray, seeds: int
 ) -> list[str]:
-    """The notes of the fused hybrid ranking (indices, best first) that query mode may
-    show as search hits. A hit needs evidence, as an entry does: its own text
+    """The notes of the text ranking ``fused`` (indices, best first) that query mode
+    may show as search hits. A hit needs evidence, as an entry does: its own text
     (``evidence``, ``entry.text_evidence``), or a link to or from one of the best
-    ``seeds`` hits that have it (the hybrid ranking's graph votes, minus the votes a
-    hit casts for itself)."""
+    ``seeds`` hits that have it."""
     voters = [corpus.uris[i] for i in fused if evidence[i]][:seeds]
     linked = set().union(*(graph.neighbours(u) for u in voters))
     return [corpus.uris[i] for i in fused if evidence[i] or corpus.uris[i] in linked]
 
 
 def fill_hits(corpus: Corpus, fused: Sequence[int], hits: Sequence[str]) -> list[str]:
-    """The rest of the fused hybrid ranking, best first: the notes ``search_hits`` left
-    out for want of evidence. They fill what the evidence left of the budget, so a
-    larger budget never holds less than ``hybrid_search`` would."""
+    """The rest of ``hybrid_search``'s ranking ``fused`` (indices, best first): the
+    notes not already search hits. They fill what the evidence left of the budget,
+    so a larger budget never holds less than ``hybrid_search`` would."""
     taken = set(hits)
     return [corpus.uris[i] for i in fused if corpus.uris[i] not in taken]
 

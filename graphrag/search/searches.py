@@ -137,12 +137,26 @@ def fused_ranking(
 ) -> list[tuple[int, float, dict[str, int]]]:
     """The hybrid ranking: RRF of the vector ranking, the BM25 ranking (``lex``, None
     when lexical search is off) and the graph votes of their best hits."""
+    rankings = _text_rankings(scope, sims, lex)
+    rankings["graph"] = graph_ranking(scope, rankings["vector"], rankings.get("lexical", []), sims)
+    return rrf(rankings, scope.settings.rrf_k)
+
+
+def text_ranking(
+    scope: Scope, sims: np.ndarray, lex: np.ndarray | None
+) -> list[tuple[int, float, dict[str, int]]]:
+    """The hybrid ranking without its graph votes: RRF of the vector and BM25 rankings.
+    Query mode fuses its own graph ranking with this one; with the votes in, the
+    entries' neighbours would count twice (docs/architecture.md, "Query mode")."""
+    return rrf(_text_rankings(scope, sims, lex), scope.settings.rrf_k)
+
+
+def _text_rankings(scope: Scope, sims: np.ndarray, lex: np.ndarray | None) -> dict[str, list[int]]:
     s = scope.settings
     rankings = {"vector": top_notes(sims, s.rrf_depth, scope.allowed, -1.0)}
     if lex is not None:
         rankings["lexical"] = top_notes(lex, s.rrf_depth, scope.allowed, 0.0)
-    rankings["graph"] = graph_ranking(scope, rankings["vector"], rankings.get("lexical", []), sims)
-    return rrf(rankings, s.rrf_k)
+    return rankings
 
 
 def rrf(rankings: dict[str, list[int]], k: int) -> list[tuple[int, float, dict[str, int]]]:

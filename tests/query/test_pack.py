@@ -408,3 +408,31 @@ def test_the_note_linked_from_the_entrys_best_passage_comes_before_notes_both_vi
     assert uris(full.related)[0] == "Mira"
     small = rag.query(question, budget=json_tokens(rag, full) - 1, seed=0)
     assert "Mira" in uris(small.related)
+
+
+# -- the search's view is the text's ----------------------------------------------------------------
+def test_the_entrys_neighbours_are_not_counted_twice_against_text_hits(tmp_path):
+    # Four notes linked from the entry (away from its answer, in a section of their own)
+    # and four notes that share the question's words. Fused with the graph's ranking,
+    # the search ranking is the text's: hybrid_search's graph votes would put the four
+    # neighbours first in it too, and every one of them before the first text hit.
+    long = " ".join(f"room{i}" for i in range(200))
+    links = " ".join(f"[[N{i}]]" for i in range(1, 5))
+    files = {
+        "Cellar.md": f"# Cellar\n\n## Aging\n\nThe aging cellar keeps wheels cold.\n\n"
+        f"## Rooms\n\n{long} {links}\n",
+        **{f"N{i}.md": f"# N{i}\n\nLarch boards number {i}.\n" for i in range(1, 5)},
+        **{f"T{i}.md": f"# T{i}\n\nThe cellar note {i} on wheels.\n" for i in range(1, 5)},
+    }
+    # rrf_depth 5: the text's ranking holds the cellar and the four text hits, not the
+    # neighbours' faint likeness (in a vault this small every note is in a deeper one).
+    off = {"path_expansion_enabled": False, "tag_expansion_enabled": False, "rrf_depth": 5}
+    rag = make_rag(tmp_path, files, query={"vector_entry_count": 1, "max_entries": 1, **off})
+    result = rag.query("how does the aging cellar keep wheels cold", budget=8000, seed=0)
+    assert uris(result.entries) == ["Cellar"]
+    order = uris(result.related)
+    assert {"N1", "N2", "N3", "N4", "T1"} <= set(order)
+    # alternating: the text's best hit comes before the graph's third note
+    first_text = min(order.index(f"T{i}") for i in range(1, 5))
+    third_graph = sorted(order.index(f"N{i}") for i in range(1, 5))[2]
+    assert first_text < third_graph, order
