@@ -29,12 +29,16 @@ from benchmarks.common import HASH_MODEL  # noqa: E402
 
 
 class RealQueryEmbedder:
-    """MiniLM for questions, under the index's model name (so nothing is re-embedded)."""
+    """MiniLM for questions, under the index's model name (so nothing is re-embedded),
+    from the default backend (``embedding.backend = "auto"``: ONNX Runtime on a CPU), as
+    ``serve`` embeds them. Runs before 2026-11-23 17:30 used torch here (~10x the
+    CPU of ONNX for one question on this machine)."""
 
     def __init__(self) -> None:
-        from indexer.embed import SentenceTransformerEmbedder
+        from indexer.config import EmbeddingSettings
+        from indexer.embed import make_embedder
 
-        self._model = SentenceTransformerEmbedder()
+        self._model = make_embedder(EmbeddingSettings())
         self.name = HASH_MODEL
         self.dim = 384
 
