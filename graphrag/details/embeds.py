@@ -32,7 +32,8 @@ from dataclasses import dataclass
 
 from graphrag.config.details import DetailsSettings
 from graphrag.details.excerpt import excerpt
-from indexer.blocks import blocks, fenced_lines
+from indexer.block_cache import cached_blocks
+from indexer.blocks import fenced_lines
 
 EMBED_RE = re.compile(r"!\[\[([^\[\]\n]+?)\]\]")
 CODE_SPAN_RE = re.compile(r"(`+).+?\1")
@@ -215,7 +216,7 @@ def block_text(body: str, block_id: str) -> str | None:
     at = next((n for n, line in enumerate(lines) if mark.search(line)), None)
     if at is None:
         return None
-    for b in blocks(body):
+    for b in cached_blocks(body):  # the parser's blocks, without importing it again
         if not b.start <= at < b.end:
             continue
         start, end = b.start, b.end

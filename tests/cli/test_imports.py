@@ -53,6 +53,9 @@ def test_focus_loads_no_vectors_model_llm_or_server(index_dir: Path) -> None:
     assert "graphrag.focus.mode" in modules  # it did run focus mode
     # tiktoken's encoder takes longer to build than a command's counting (indexer/bpe.py)
     assert not modules & (NEVER | BUILDING | {"faiss", "onnxruntime", "tiktoken"})
+    # Its focus note embeds a ^block of Glossary: the blocks of that note were kept the
+    # first time (indexer/block_cache.py), so the parser is not imported again.
+    assert "markdown_it" not in loaded("focus", "Shepherd's Hut", *where)
 
 
 def test_lexical_search_loads_no_model(index_dir: Path) -> None:

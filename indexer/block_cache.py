@@ -1,0 +1,81 @@
+"""``blocks(text)`` remembered on disk, for the texts a command from the shell re-reads.
+
+Showing an embed of a ``^block`` (``graphrag/details/embeds.py``) needs the Markdown
+blocks of the whole note it comes from; importing markdown-it-py for that is 40-90 ms
+of a cold ``focus`` or ``query``, more than the parse. A note's blocks depend only on
+its text and the parser, so they are kept by content: a JSON file named by the text's
+digest, in a folder named by this code and markdown-it-py's (path, size and mtime of
+``blocks.py``, this module and markdown-it's package file). Later processes read it
+instead of importing the parser. A missing, damaged or unwritable cache only means
+parsing, as before (docs/architecture.md, start-up).
+
+The cache is ``$XDG_CACHE_HOME/vault-graphrag/blocks/`` (one small file per note that
+is the target of a block embed; safe to delete at any time).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.util
+import json
+import os
+from functools import lru_cache
+from pathlib import Path
+
+from . import blocks as parser
+from .blocks import Block
+
+FORMAT = 1
+
+
+def cached_blocks(text: str, folder: Path | None = None) -> list[Block]:
+    """``blocks(text)``, from the cache when this text was parsed before."""
+    where = folder or cache_folder()
+    if where is None:
+        return parser.blocks(text)
+    path = where / (
+        hashlib.blake2b(text.encode("utf-8", "surrogatepass")).hexdigest()[:32] + ".json"
+    )
+    try:
+        return [_block(row) for row in json.loads(path.read_text(encoding="utf-8"))]
+    except (OSError, ValueError, TypeError, KeyError):
+        pass
+    found = parser.blocks(text)
+    rows = [[b.kind, b.start, b.end, b.head, [list(p) for p in b.parts], b.fence] for b in found]
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(rows), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:  # a read-only home: parse each time
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+    return found
+
+
+def _block(row: list) -> Block:
+    kind, start, end, head, parts, fence = row
+    if not (isinstance(kind, str) and isinstance(fence, str)):
+        raise ValueError("not a block")
+    return Block(
+        kind, int(start), int(end), int(head), tuple((int(a), int(b)) for a, b in parts), fence
+    )
+
+
+@lru_cache(maxsize=1)
+def cache_folder() -> Path | None:
+    """The folder for this version of the block rules; None if markdown-it is missing."""
+    spec = importlib.util.find_spec("markdown_it")
+    if spec is None or spec.origin is None:
+        return None
+    parts: list[object] = [FORMAT]
+    try:
+        for path in (Path(parser.__file__), Path(__file__), Path(spec.origin)):
+            st = path.stat()
+            parts += [path, st.st_size, st.st_mtime_ns]
+    except OSError:
+        return None
+    key = hashlib.blake2b("\0".join(map(str, parts)).encode(), digest_size=8).hexdigest()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "vault-graphrag" / "blocks" / key
