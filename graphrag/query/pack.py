@@ -131,6 +131,11 @@ class Packing:
     # the whole-text shingles asked for in this packing, without the shared LRU's lock.
     _last: tuple[str, frozenset[int]] | None = None
     _body_of: dict[str, frozenset[int]] = field(default_factory=dict)
+    # Everything shown, and the whole texts of the first ``_bodies_in`` documents: a
+    # passage that is not 90% in these is no copy, found with one set intersection.
+    _shown_all: set[int] = field(default_factory=set)
+    _bodies_all: set[int] = field(default_factory=set)
+    _bodies_in: int = 0
 
     @property
     def used(self) -> int:
@@ -168,6 +173,7 @@ class Packing:
         self.docs.append(doc)
         self.costs.append(tokens)
         self._shown.append(self._shingles(doc.note.details))
+        self._shown_all.update(self._shown[-1])
         return True
 
     def add_new(self, doc: Doc) -> bool:
@@ -191,10 +197,16 @@ class Packing:
         if len(mine) < MIN_SHINGLES or not self.docs:
             return None
         need = COPY_SHARE * len(mine)
-        overlap = [len(mine & shown) for shown in self._shown]
-        if sum(overlap) >= need and len(mine & frozenset().union(*self._shown)) >= need:
-            return max(range(len(overlap)), key=overlap.__getitem__)
+        if len(mine & self._shown_all) >= need:
+            overlap = [len(mine & shown) for shown in self._shown]
+            if sum(overlap) >= need:
+                return max(range(len(overlap)), key=overlap.__getitem__)
         if self.bodies is None:
+            return None
+        for other in self.docs[self._bodies_in :]:
+            self._bodies_all.update(self._body(other.uri))
+        self._bodies_in = len(self.docs)
+        if len(mine & self._bodies_all) < need:  # no document's whole text holds it
             return None
         theirs_in_mine: frozenset[int] | None = None
         for at, other in enumerate(self.docs):

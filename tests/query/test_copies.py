@@ -1,0 +1,75 @@
+"""Copy detection (``pack.Packing.copy_of``) answers as the rule spelled out does, on
+passages and whole texts that overlap in every way (the fast path skips the
+per-document comparisons when the union of what they look in cannot hold the passage)."""
+
+from __future__ import annotations
+
+import random
+from types import SimpleNamespace
+
+from graphrag.query.pack import COPY_SHARE, MIN_SHINGLES, Packing, shingles
+
+
+def reference_copy_of(docs, shown, body, doc) -> int | None:
+    """The rule: the passage is 90% in the shown passages (the one holding most), or a
+    document's whole text holds it and its whole text holds that document's passage."""
+    mine = shingles(doc.note.details)
+    if len(mine) < MIN_SHINGLES or not docs:
+        return None
+    need = COPY_SHARE * len(mine)
+    overlap = [len(mine & s) for s in shown]
+    if sum(overlap) >= need and len(mine & frozenset().union(*shown)) >= need:
+        return max(range(len(overlap)), key=overlap.__getitem__)
+    for at, other in enumerate(docs):
+        if len(mine & body(other.uri)) < need:
+            continue
+        theirs = shown[at]
+        if len(theirs) >= MIN_SHINGLES and len(theirs & body(doc.uri)) >= COPY_SHARE * len(theirs):
+            return at
+    return None
+
+
+def _doc(uri: str, details: str) -> SimpleNamespace:
+    return SimpleNamespace(uri=uri, title=uri, note=SimpleNamespace(details=details), copies=())
+
+
+def test_copy_of_equals_the_rule_on_overlapping_texts():
+    rng = random.Random(5)
+    sentences = [
+        " ".join(
+            rng.choice(["cheese", "cellar", "wheel", "brine", "mould", "turn"]) for _ in range(9)
+        )
+        for _ in range(12)
+    ]
+
+    def text(n: int) -> str:
+        return "\n".join(rng.choice(sentences) for _ in range(n))
+
+    found = {True: 0, False: 0}  # copies found by the passages shown / by whole texts
+    for _trial in range(200):
+        bodies = {f"n{i}": text(rng.randint(1, 8)) for i in range(12)}
+        # A passage is part of its note's text, or (a copied folder) another's.
+        passages = {u: "\n".join(b.split("\n")[: rng.randint(1, 4)]) for u, b in bodies.items()}
+        for u in rng.sample(sorted(bodies), 3):
+            bodies[u] += "\n" + passages[rng.choice(sorted(passages))]
+        for u, v in zip(*[iter(rng.sample(sorted(bodies), 4))] * 2, strict=True):
+            bodies[u] = bodies[v]  # a duplicated note, showing another part of the text
+            passages[u] = "\n".join(bodies[u].split("\n")[-rng.randint(1, 4) :])
+
+        def body(uri: str, bodies: dict[str, str] = bodies) -> frozenset[int]:
+            return shingles(bodies[uri])
+
+        packing = Packing(10**9, lambda d, at: "", SimpleNamespace(count=len), 100, body)
+        for uri in rng.sample(sorted(bodies), len(bodies)):
+            doc = _doc(uri, passages[uri])
+            expected = reference_copy_of(packing.docs, packing._shown, body, doc)
+            assert packing.copy_of(doc) == expected
+            if expected is None:
+                packing.add(doc)
+            else:
+                by_shown = reference_copy_of(
+                    packing.docs, packing._shown, lambda u: frozenset(), doc
+                )
+                found[by_shown is not None] += 1
+    # Both ways of being a copy occurred: by the passages shown, and by whole texts.
+    assert found[True] > 10 and found[False] > 10, found
