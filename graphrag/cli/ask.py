@@ -102,56 +102,7 @@ def ask(
         if served is not None:
             print_prompt(served, as_json)
             return
-    _ask_here(
-        question, vault, index_dir, settings, filters, model, options, budget, seed,
-        system_text, prompt_only, as_json,
-    )  # fmt: skip
-
-
-def ask_system(settings: Settings, system_text: str | None) -> str:
-    """The system prompt this process would send: ``--system``, else ``[llm]
-    system_prompt_file``, else the built-in one (the server is told it, so its own
-    settings file cannot change the prompt)."""
-    from graphrag.answer.models import system_prompt
-    from graphrag.answer.prompts import QUERY_SYSTEM
-
-    return system_text or system_prompt(settings.llm, "ask") or QUERY_SYSTEM
-
-
-def print_prompt(data: dict[str, Any], as_json: bool) -> None:
-    """``--prompt-only`` output from ``ask --json``'s shape (``Answer.to_json``)."""
-    if as_json:
-        click.echo(json.dumps(prompt_json(data), indent=2, ensure_ascii=False))
-        return
-    from graphrag.answer.prompts import Prompt
-
-    prompt = data["prompt"]
-    click.echo(Prompt(prompt["system"], prompt["prompt"]).text(), nl=False)
-
-
-def prompt_json(data: dict[str, Any]) -> dict[str, Any]:
-    """``ask --prompt-only --json``: what would be sent, and from which notes."""
-    keep = ("question", "mode", "sources", "prompt", "context")
-    out = {key: data[key] for key in keep}
-    out["sources"] = [{k: v for k, v in s.items() if k != "cited"} for s in out["sources"]]
-    return out
-
-
-def _ask_here(
-    question: str,
-    vault: str,
-    index_dir: str | None,
-    settings: Settings,
-    filters: dict[str, Any],
-    model: str | None,
-    options: tuple[tuple[str, str], ...],
-    budget: int | None,
-    seed: int | None,
-    system_text: str | None,
-    prompt_only: bool,
-    as_json: bool,
-) -> None:
-    """``ask`` answered in this process."""
+    # Answered here: a model is always called from this process.
     from graphrag.answer.models import get_model, model_name
     from graphrag.api import VaultRAG
 
@@ -184,3 +135,32 @@ def _ask_here(
         for source in result.sources_json():
             mark = "" if source["cited"] else " (not cited)"
             click.echo(f"- [[{source['uri']}]]{mark}")
+
+
+def ask_system(settings: Settings, system_text: str | None) -> str:
+    """The system prompt this process would send: ``--system``, else ``[llm]
+    system_prompt_file``, else the built-in one (the server is told it, so its own
+    settings file cannot change the prompt)."""
+    from graphrag.answer.models import system_prompt
+    from graphrag.answer.prompts import QUERY_SYSTEM
+
+    return system_text or system_prompt(settings.llm, "ask") or QUERY_SYSTEM
+
+
+def print_prompt(data: dict[str, Any], as_json: bool) -> None:
+    """``--prompt-only`` output from ``ask --json``'s shape (``Answer.to_json``)."""
+    if as_json:
+        click.echo(json.dumps(prompt_json(data), indent=2, ensure_ascii=False))
+        return
+    from graphrag.answer.prompts import Prompt
+
+    prompt = data["prompt"]
+    click.echo(Prompt(prompt["system"], prompt["prompt"]).text(), nl=False)
+
+
+def prompt_json(data: dict[str, Any]) -> dict[str, Any]:
+    """``ask --prompt-only --json``: what would be sent, and from which notes."""
+    keep = ("question", "mode", "sources", "prompt", "context")
+    out = {key: data[key] for key in keep}
+    out["sources"] = [{k: v for k, v in s.items() if k != "cited"} for s in out["sources"]]
+    return out
