@@ -125,6 +125,8 @@ class RankTable:
     @staticmethod
     def _read(data: bytes, at: int, code: str, n: int) -> array:
         out = array(code)
+        if out.itemsize != 4:  # a platform whose C int is not 32 bits: parse as before
+            raise ValueError("no 32-bit array type here")
         out.frombytes(data[at : at + 4 * n])
         if len(out) != n:
             raise ValueError("a truncated rank table")
