@@ -289,10 +289,12 @@ class _Walk:
         when it entered the pool by another edge at the same depth."""
         graph, pool = self.graph, self.pool
         options = list(alts)
-        parent = graph.parent(uri)
+        # The graph's tables read directly: a hub's thousands of link targets are
+        # labelled in every query that enters at it.
+        parent = graph.parents.get(uri)
         if parent is not None and parent in pool:
             options.append((parent, CHILD))
-        for link in graph.outlinks(uri):
+        for link in graph.outlinks_of.get(uri, ()):
             if link.target in pool:
                 options.append((link.target, INBOUND))
         best: tuple | None = None
@@ -301,22 +303,18 @@ class _Walk:
             hops = (*src.hops, hop)
             prior = hop == CHILD and src.hops[-1:] == (PARENT,) and self._before(source, uri, src)
             relation = classify(hops, prior)
+            if len(options) == 1:  # nothing to compare it with
+                best = (None, src, hops, relation)
+                break
             key = (len(hops), rank(relation), src.seq, _HOP_ORDER[hop])
             if best is None or key < best[0]:
                 best = (key, src, hops, relation)
         assert best is not None
         _, src, hops, relation = best
         via = (*src.via, src.uri) if src.hops else ()
-        return Candidate(
-            uri=uri,
-            depth=depth,
-            hops=hops,
-            via=via,
-            origin=src.origin,
-            relation=relation,
-            seq=-1,  # assigned on admission
-            predicate=self._predicate(src.uri, uri, hops[-1]),
-        )
+        # seq is assigned on admission
+        predicate = self._predicate(src.uri, uri, hops[-1])
+        return Candidate(uri, depth, hops, via, src.origin, relation, -1, predicate)
 
     def _before(self, parent: str, uri: str, src: Candidate) -> bool:
         """Is ``uri`` before the note the path went up from, among ``parent``'s children?"""

@@ -182,7 +182,7 @@ def graph_ranking(
         for rank, i in enumerate(ranking[: s.hybrid_graph_seeds], start=1):
             weight = 1.0 / rank
             votes[i] = votes.get(i, 0.0) + weight
-            near = _closest(graph.neighbours(corpus.uris[i]), corpus, sims, s.graph_max_neighbors)
+            near = _closest_neighbours(graph, corpus, corpus.uris[i], sims, s.graph_max_neighbors)
             for j in near:
                 votes[j] = votes.get(j, 0.0) + weight
     allowed = scope.allowed
@@ -191,11 +191,24 @@ def graph_ranking(
     return kept[: s.rrf_depth]
 
 
-def _closest(uris: set[str], corpus: Corpus, sims: np.ndarray, limit: int) -> list[int]:
-    """The notes among ``uris`` most similar to the query (a hub's neighbours are many)."""
-    idx = [corpus.index_of[u] for u in uris if u in corpus.index_of]
-    idx.sort(key=lambda i: (-float(sims[i]), i))
-    return idx[:limit]
+def _closest_neighbours(
+    graph: VaultGraph, corpus: Corpus, uri: str, sims: np.ndarray, limit: int
+) -> list[int]:
+    """The ``limit`` neighbours of ``uri`` most similar to the query (a hub's are many),
+    best first, ties to the lower index. Their corpus indices are kept per graph: a
+    hub's thousands of neighbours were gathered into a set and sorted in Python for
+    every question."""
+    table: dict[str, tuple[Corpus, np.ndarray]] = graph.derived("neighbour-indices", dict)
+    hit = table.get(uri)
+    if hit is None or hit[0] is not corpus:
+        index_of = corpus.index_of
+        near = sorted(index_of[u] for u in graph.neighbours(uri) if u in index_of)
+        hit = table[uri] = (corpus, np.array(near, dtype=np.int64))
+    idx = hit[1]
+    if len(idx) <= 1:
+        return [int(i) for i in idx]
+    order = np.lexsort((idx, -sims[idx]))
+    return [int(i) for i in idx[order[:limit]]]
 
 
 def graph_search(
