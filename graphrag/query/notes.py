@@ -4,7 +4,8 @@ details."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import json
+from collections.abc import Iterable, Sequence, Set
 from dataclasses import replace
 
 import numpy as np
@@ -91,8 +92,9 @@ class DetailSource:
 
     def property_lines(self, uri: str) -> str:
         def build() -> str:
-            row = self.index.note_row(uri)
-            properties = (row or {}).get("properties") or {}
+            # Only the front matter (``note_row`` decodes the headings and more).
+            rows = self.corpus.rows("SELECT properties FROM notes WHERE uri = ?", (uri,))
+            properties = (json.loads(rows[0][0]) if rows and rows[0][0] else None) or {}
             return property_lines(properties, self.settings.hidden_properties)
 
         return self.text.memo(("property-lines", uri), build)
@@ -122,7 +124,7 @@ def entry_note(
     return with_details(EntryNote(focus, e.matched_by, False, parts), details, limit)
 
 
-def with_lists(graph: VaultGraph, entry: EntryNote, exclude: set[str], n: int) -> EntryNote:
+def with_lists(graph: VaultGraph, entry: EntryNote, exclude: Set[str], n: int) -> EntryNote:
     """``entry`` with at most ``n`` names in each list, leaving out the notes in
     ``exclude`` (those in the context already: naming them again buys nothing).
     Siblings are the nearest ones on each side; links keep their property."""

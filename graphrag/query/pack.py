@@ -136,6 +136,7 @@ class Packing:
     _shown_all: set[int] = field(default_factory=set)
     _bodies_all: set[int] = field(default_factory=set)
     _bodies_in: int = 0
+    _named: frozenset[str] | None = None  # ``named()``, until the documents change
 
     @property
     def used(self) -> int:
@@ -152,9 +153,11 @@ class Packing:
     def uris(self) -> set[str]:
         return {d.uri for d in self.docs}
 
-    def named(self) -> set[str]:
+    def named(self) -> frozenset[str]:
         """Every note the context names: the documents and their copies."""
-        return self.uris() | {c.uri for d in self.docs for c in d.copies}
+        if self._named is None:
+            self._named = frozenset(self.uris() | {c.uri for d in self.docs for c in d.copies})
+        return self._named
 
     def cost(self, doc: Doc, position: int | None = None) -> int:
         at = len(self.docs) + 1 if position is None else position
@@ -172,6 +175,7 @@ class Packing:
             return False
         self.docs.append(doc)
         self.costs.append(tokens)
+        self._named = None
         self._shown.append(self._shingles(doc.note.details))
         self._shown_all.update(self._shown[-1])
         return True
@@ -229,6 +233,7 @@ class Packing:
             return False
         self.docs[at] = doc
         self.costs[at] = tokens
+        self._named = None
         return True
 
     def _body(self, uri: str) -> frozenset[int]:

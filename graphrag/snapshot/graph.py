@@ -94,6 +94,7 @@ class VaultGraph:
     _positions: dict[str, int] | None = field(default=None, repr=False, compare=False)
     _objects: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
     _derived: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    _titled: dict[str, UriAndTitle] = field(default_factory=dict, repr=False, compare=False)
 
     # -- the four fundamental relations -------------------------------------------------
     def parent(self, uri: str) -> str | None:
@@ -181,9 +182,15 @@ class VaultGraph:
         return len(self.nodes)
 
     def uri_and_title(self, uri: str) -> UriAndTitle:
-        """A note's uri and title, as results name it (a uri the graph lacks: its last part)."""
-        node = self.nodes.get(uri)
-        return UriAndTitle(uri, node.title if node else uri.rsplit("/", 1)[-1])
+        """A note's uri and title, as results name it (a uri the graph lacks: its last part).
+        Made once per note: an entry's lists name hundreds in every question."""
+        hit = self._titled.get(uri)
+        if hit is None:
+            node = self.nodes.get(uri)
+            hit = UriAndTitle(uri, node.title if node else uri.rsplit("/", 1)[-1])
+            if node is not None:
+                self._titled[uri] = hit
+        return hit
 
     def info(self, uri: str) -> NodeInfo:
         return self.nodes[uri]
