@@ -52,7 +52,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.tracemalloc:
         tracemalloc.start()
-    steps: list[tuple[str, float]] = [("python", rss_mb())]
+    steps: list[tuple[str, float]] = [
+        ("python, numpy and the indexer (this script's imports)", rss_mb())
+    ]
     maps: list[dict[str, float]] = [smaps_by_mapping(os.getpid())] if args.smaps else []
     from graphrag.serve.memory import limit_arenas, trim
 
