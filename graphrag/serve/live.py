@@ -26,6 +26,7 @@ from typing import Any
 
 from graphrag.api import VaultRAG
 from graphrag.errors import IndexBusyError, VaultError, VaultRAGError
+from graphrag.serve import memory
 from graphrag.snapshot.snapshot import Snapshot
 from indexer import IndexStats
 from indexer.store import read_manifest
@@ -105,6 +106,12 @@ class LiveIndex:
         finally:
             self.progress = None
             self._lock.release()
+            # An update's parse, embedding and new snapshot leave freed memory (and the
+            # model file's pages) resident until the next trim: give them back now.
+            try:
+                memory.trim()
+            except Exception:  # never fail an update for this
+                log.debug("trimming after an update failed", exc_info=True)
 
     def _progress(self, phase: str, done: int, total: int) -> None:
         """The indexer's ``progress(phase, done, total)``, kept for ``/status``: one

@@ -18,6 +18,7 @@ from fastapi.testclient import TestClient
 from graphrag import IndexBusyError, NoteNotFoundError, VaultRAG
 from graphrag.config import load_settings
 from graphrag.config.server import ServerSettings
+from graphrag.serve import memory
 from graphrag.serve.app import create_app
 from graphrag.serve.live import LiveIndex
 from graphrag.snapshot.snapshot import Snapshot
@@ -86,6 +87,26 @@ def test_a_failed_update_is_recorded_and_the_old_snapshot_kept(sample_vault: Pat
     assert rag.snapshot is before
     assert live.last_update is not None and "model crashed" in live.last_update["error"]
     assert not live.updating
+
+
+def test_memory_is_given_back_after_each_update_even_a_failed_one(
+    sample_vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    trims: list[bool] = []
+    live = LiveIndex(open_rag(sample_vault))
+
+    def trim() -> bool:
+        trims.append(live.updating)  # after the update let go of its lock
+        return True
+
+    monkeypatch.setattr(memory, "trim", trim)
+    write(sample_vault, "Home.md", "# Home\n\nrewritten\n")
+    live.update()
+    assert trims == [False]
+    monkeypatch.setattr(live.rag, "index", lambda **kw: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        live.update()
+    assert trims == [False, False]
 
 
 def test_an_update_adopts_a_generation_another_process_committed(sample_vault: Path) -> None:
