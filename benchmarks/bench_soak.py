@@ -11,9 +11,10 @@ appends a line to a random note every ``--edit-every`` seconds, which the watche
 re-indexes. The server's resident memory (``VmRSS``) is sampled every 10 s into the
 CSV. Printed: RSS after start-up, at 10 and 30 minutes and at the end, the growth
 between the 10th minute and the end (the issue's "flat between the 10th and the 60th
-minute"), the medians of the five minutes up to those points, and the largest sample. ``--smaps FILE`` also writes where the resident memory is at 10, 30 and 60
-minutes (and the end): ``/proc/PID/smaps`` summed by mapping (the heap and anonymous
-memory, each shared library, the model's files). ``--minutes 0.2`` is the smoke run the
+minute"), the medians of the five minutes up to those points, and the largest sample.
+``--smaps FILE`` also writes where the resident memory is at 10, 30 and 60 minutes (and
+the end): ``/proc/PID/smaps`` summed by mapping (the heap and anonymous memory, each
+shared library, the model's files). ``--minutes 0.2`` is the smoke run the
 tests use.
 """
 
