@@ -122,12 +122,14 @@ def run_query(
     hits = search_hits(graph, corpus, text, by_vector | by_lexical, qs.hybrid_graph_seeds)
     fused = [i for i, _, _ in fused_ranking(scope, sims, lex)]
     rest = fill_hits(corpus, fused, hits)
-    best_hit = top_notes(sims, 1, allowed, -1.0)
+    best_hits = top_notes(sims, 1, allowed, -1.0)
+    if lex is not None:
+        best_hits += top_notes(lex, 1, allowed, 0.0)
     bodies = corpus.derived("pack.body_shingles", lambda: BodyShingles(index.body))
     packing = Packing(budget - reserve, render, tokenizer, qs.max_documents, bodies)
     packing.skipped.extend(dropped)
     packer = Packer(graph, corpus, chunk_text, qs, fs, sims, explain)
-    best = corpus.uris[best_hit[0]] if best_hit else None
+    best = [corpus.uris[i] for i in best_hits]
     packer.pack(packing, entries, ranked, hits, best, budget, rest)
     docs, skipped, used = packing.docs, packing.skipped, packing.used
 

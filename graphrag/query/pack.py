@@ -10,7 +10,8 @@ there. The budget is spent in this order:
    go, weaker notes are dropped before it is cut. An entry also gets its part of
    what is left of the share for more of its text; one that does not fit in that
    form shows its best passage alone.
-2. **The best vector hit**, if it is not an entry: structure never displaces it.
+2. **The best vector hit and the best BM25 hit**, if they are not entries: the
+   best note of each text view is never displaced by structure.
 3. **Related notes and search hits, fused**: the graph's ranking (the rerank
    of ``score.py``) and the text's (``search.searches.text_ranking``: vector
    and BM25, as ``hybrid_search`` fuses them, without its graph votes, which
@@ -268,18 +269,22 @@ class Packer:
         entries: Sequence[Entry],
         ranked: Sequence[Ranked],
         hits: Sequence[str],
-        best_hit: str | None,
+        best_hits: Sequence[str],
         budget: int,
         rest: Sequence[str] = (),
     ) -> Packing:
-        """Entries, the best vector hit, the bridges, related notes and search hits
-        fused, the rest of the hybrid ranking (``rest``: hits without evidence of their
-        own) while room is left, then the entries' lists (see the module)."""
+        """Entries, the best hits (``best_hits``: the best vector hit, then the best
+        BM25 hit), the bridges, related notes and search hits fused, the rest of the
+        hybrid ranking (``rest``: hits without evidence of their own) while room is
+        left, then the entries' lists (see the module)."""
         self.pack_entries(packing, entries, budget)
-        pinned = self.pinned(packing, ranked, best_hit)
-        if pinned is not None:
-            packing.add_new(pinned)
-        others = [r for r in ranked if pinned is None or r.found.cand.uri != pinned.uri]
+        pins: set[str] = set()
+        for best in dict.fromkeys(best_hits):
+            pinned = self.pinned(packing, ranked, best)
+            if pinned is not None:
+                packing.add_new(pinned)
+                pins.add(pinned.uri)
+        others = [r for r in ranked if r.found.cand.uri not in pins]
         bridges = [r for r in others if self.bridge(r)]
         self.pack_related(packing, fuse(others, hits, self.qs.rrf_k, bridges))
         self.pack_related(packing, rest, fill=True)
@@ -299,7 +304,7 @@ class Packer:
     def pinned(
         self, packing: Packing, ranked: Sequence[Ranked], best_hit: str | None
     ) -> Doc | None:
-        """The best vector hit, if it is not in yet, in the form it will be shown:
+        """A best hit (vector or BM25), if it is not in yet, in the form it will be shown:
         structure never displaces it (a note found by the graph too keeps its relation)."""
         if best_hit is None or best_hit in packing.named():
             return None

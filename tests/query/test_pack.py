@@ -174,6 +174,24 @@ def test_a_single_note_questions_best_vector_hit_is_never_displaced_by_structure
     assert sum(n.note.relation == Relation.Object for n in result.related) >= 5
 
 
+def test_the_best_bm25_hit_is_never_displaced_by_structure_either(tmp_path):
+    # The vector ranks the Dairy Log first (it shares the question's small words too),
+    # BM25 the valve note (stop words left out, "zyxquat" three times).
+    files = {
+        **_hub_and_brine(),
+        "Valve.md": "# Valve\n\nThe zyxquat valve: zyxquat seals, zyxquat rings.\n",
+    }
+    rag = make_rag(tmp_path, files, query={"vector_entry_count": 0})
+    question = "Planner: what is it at, the salt or the zyxquat?"
+    best_vector = rag.semantic_search(question, top_k=1).hits[0].uri
+    best_bm25 = rag.lexical_search(question, top_k=1).hits[0].uri
+    assert (best_vector, best_bm25) == ("Dairy Log", "Valve")
+    for budget in (600, 1000):
+        result = rag.query(question, budget=budget, seed=0)
+        assert uris(result.entries) == ["Planner"]
+        assert uris(result.related)[:2] == ["Dairy Log", "Valve"], budget
+
+
 # -- a duplicated folder ----------------------------------------------------------------------------
 GHOUL = (
     "Claws. Melee weapon attack, reach five feet, one target. If the target is a creature other "
