@@ -27,6 +27,7 @@ from starlette.middleware.cors import CORSMiddleware
 from graphrag.api import VaultRAG
 from graphrag.config.server import ServerSettings
 from graphrag.search.modes import WITHOUT_MODEL
+from graphrag.serve import memory
 from graphrag.serve.ask_routes import add_ask_route
 from graphrag.serve.bind import check_origins
 from graphrag.serve.bodies import (
@@ -162,6 +163,7 @@ class Preload:
             self.model.set()
         try:
             self.live.warm(counts=True)
+            memory.freeze_heap()  # full collections no longer walk the warm snapshot
         except Exception:
             log.warning("preloading token counts failed", exc_info=True)
         finally:

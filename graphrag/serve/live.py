@@ -109,7 +109,7 @@ class LiveIndex:
             # An update's parse, embedding and new snapshot leave freed memory (and the
             # model file's pages) resident until the next trim: give them back now.
             try:
-                memory.trim()
+                memory.trim(thaw=True)  # the replaced snapshot may be in the frozen heap
             except Exception:  # never fail an update for this
                 log.debug("trimming after an update failed", exc_info=True)
 

@@ -51,9 +51,26 @@ def limit_arenas(arenas: int = ARENAS) -> bool:
     return bool(libc is not None and libc.mallopt(M_ARENA_MAX, arenas))
 
 
-def trim() -> bool:
-    """Collect garbage, then return free heap pages (and the model file's) to the system."""
+def freeze_heap() -> None:
+    """Collect, then move every object alive into the permanent generation
+    (``gc.freeze``): the served snapshot's graph, arrays and caches are no longer
+    traversed by each full collection, which on obsidian-hub took ~100 ms with the GIL
+    held, in the tail of ``/query`` (benchmarks/RESULTS.md, "The tail on obsidian-hub").
+    Called once the start-up preload is done; ``trim(thaw=True)`` after a new snapshot
+    replaced the old one, whose cycles the frozen heap would otherwise keep."""
     gc.collect()
+    gc.freeze()
+
+
+def trim(thaw: bool = False) -> bool:
+    """Collect garbage, then return free heap pages (and the model file's) to the system.
+    With ``thaw`` (after an update) the frozen heap is collected too, then frozen again."""
+    if thaw and gc.get_freeze_count():
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
+    else:
+        gc.collect()
     libc = _libc()
     if libc is None:
         return False

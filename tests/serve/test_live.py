@@ -95,7 +95,8 @@ def test_memory_is_given_back_after_each_update_even_a_failed_one(
     trims: list[bool] = []
     live = LiveIndex(open_rag(sample_vault))
 
-    def trim() -> bool:
+    def trim(thaw: bool = False) -> bool:
+        assert thaw  # the replaced snapshot may be in the frozen heap (memory.freeze_heap)
         trims.append(live.updating)  # after the update let go of its lock
         return True
 

@@ -134,3 +134,31 @@ def test_the_real_model_gives_the_same_vectors_after_its_pages_are_dropped() -> 
     assert memory.page_out() > 0
     assert mapping_rss_kb(weights) < max(resident // 4, 1)
     assert (onnx.embed(texts) == before).all()
+
+
+def test_a_frozen_heap_is_skipped_by_collections_until_thawed_after_an_update() -> None:
+    import gc
+    import weakref
+
+    class Node:
+        pass
+
+    def cycle() -> weakref.ref:
+        a, b = Node(), Node()
+        a.other, b.other = b, a  # type: ignore[attr-defined]
+        return weakref.ref(a)
+
+    old = cycle()  # garbage already: the freeze's own collection frees it
+    alive = Node()
+    alive.other = alive  # type: ignore[attr-defined]
+    kept = weakref.ref(alive)
+    try:
+        memory.freeze_heap()
+        assert old() is None and gc.get_freeze_count() > 0
+        del alive  # now garbage, but frozen: a plain trim leaves it (and cannot scan it)
+        memory.trim()
+        assert kept() is not None
+        memory.trim(thaw=True)  # after an update: the frozen heap is collected, then refrozen
+        assert kept() is None and gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
