@@ -87,3 +87,8 @@ def test_bench_ask(tmp_path: Path) -> None:
 def test_bench_focus_served() -> None:
     out = bench("benchmarks/bench_focus_served.py", "--smoke")
     assert "| this | distinct |" in out and "| this | plugin |" in out
+
+
+def test_bench_query_parts() -> None:
+    out = bench("benchmarks/bench_query_parts.py", "--smoke")
+    assert "| packing: related notes, hits |" in out and "| **total** (p50" in out
