@@ -101,7 +101,7 @@ class LinkTable:
     def __init__(
         self, chunks: int, targets: list[str], held: list[list[int]], property_: list[bool]
     ) -> None:
-        self.chunks = chunks  # how many chunks the note had: -1 if unread
+        self.chunks = chunks  # the note's chunks when read: checked against the corpus
         self.targets = targets
         self.property = property_
         sizes = np.array([len(h) for h in held], dtype=np.int64)
