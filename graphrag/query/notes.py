@@ -49,20 +49,10 @@ class DetailSource:
         self.text = corpus.derived(
             f"note-text {self.settings!r}", lambda: NoteText(index, self.settings)
         )
-        self._last: tuple[tuple[str, int, tuple[int, ...]], tuple[str, bool]] | None = None
 
     def __call__(self, uri: str, limit: int, first: Sequence[int] = ()) -> tuple[str, bool]:
         """``first``: positions of the note's chunks to show before its best ones (the
-        section a link names). The last answer is kept: the packer asks for a note's
-        details to bound its cost, then builds the note with the same ones."""
-        key = (uri, limit, tuple(first))
-        if self._last is not None and self._last[0] == key:
-            return self._last[1]
-        got = self._details(uri, limit, first)
-        self._last = (key, got)
-        return got
-
-    def _details(self, uri: str, limit: int, first: Sequence[int]) -> tuple[str, bool]:
+        section a link names)."""
         scores = self._scores(uri, first)
         head = self.property_lines(uri) if self.properties else ""
         if head and len(head) + 2 < limit:

@@ -187,27 +187,18 @@ class Packing:
         at = self.copy_of(doc)
         if at is None:
             return self.add(doc)
-        return self.name_copy(at, doc.uri, doc.title)
-
-    def name_copy(self, at: int, uri: str, title: str) -> bool:
-        """Name ``uri`` as a copy on document ``at`` if that fits; else it is left out."""
         holder = self.docs[at]
-        if any(c.uri == uri for c in holder.copies) or self.replace(
-            at, replace(holder, copies=(*holder.copies, UriAndTitle(uri, title)))
+        if any(c.uri == doc.uri for c in holder.copies) or self.replace(
+            at, replace(holder, copies=(*holder.copies, UriAndTitle(doc.uri, doc.title)))
         ):
-            self.skip(uri, title, f"copy of {holder.uri}")
+            self.skip(doc.uri, doc.title, f"copy of {holder.uri}")
             return True
-        self.skip(uri, title, "budget")
+        self.skip(doc.uri, doc.title, "budget")
         return False
 
     def copy_of(self, doc: Doc) -> int | None:
         """The position of the document already holding ``doc``'s passage, or None."""
-        return self.copy_at(doc.uri, doc.note.details)
-
-    def copy_at(self, uri: str, details: str) -> int | None:
-        """The position of the document already holding the passage ``details`` of
-        note ``uri``, or None."""
-        mine = self._shingles(details)
+        mine = self._shingles(doc.note.details)
         if len(mine) < MIN_SHINGLES or not self.docs:
             return None
         need = COPY_SHARE * len(mine)
@@ -229,7 +220,7 @@ class Packing:
             # Each holds the other's passage: the same text in two notes.
             theirs = self._shown[at]
             if theirs_in_mine is None:
-                theirs_in_mine = self._body(uri)
+                theirs_in_mine = self._body(doc.uri)
             if len(theirs) >= MIN_SHINGLES and len(theirs & theirs_in_mine) >= (
                 COPY_SHARE * len(theirs)
             ):
@@ -385,36 +376,16 @@ class Packer:
                 packing.skip(uri, title, "budget")
                 continue
             if isinstance(item, str):
-                if not self.left_out(packing, uri, title, ()):
-                    packing.add_new(self.search_note(item))
+                packing.add_new(self.search_note(item))
                 continue
             restated = restate(self.graph, item, packing.uris())
             if restated is None:
                 packing.skip(uri, title, "its entry is not in the result")
                 continue
             first = self.linked_section(restated)
-            if self.left_out(packing, uri, title, first):
-                continue
             packing.add_new(
                 query_note(self.graph, restated, self.details, self.fs, self.explain, first=first)
             )
-
-    def left_out(self, packing: Packing, uri: str, title: str, first: Sequence[int]) -> bool:
-        """Settle a note whose details alone hold more tokens than are left without
-        building it: its rendered form holds them too (quoted or escaped), beside its
-        URI, title and relation, so it cannot fit. It is still named as a copy if its
-        passage is already shown, as ``Packing.add_new`` would. Once the budget is
-        nearly spent, most candidates end here for the price of their details' count
-        (docs/architecture.md, "Query mode", step 4)."""
-        text, _ = self.details(uri, self.fs.truncate_length, first)
-        if packing.tokenizer.count(text) <= packing.left:
-            return False
-        at = packing.copy_at(uri, text)
-        if at is None:
-            packing.skip(uri, title, "budget")
-        else:
-            packing.name_copy(at, uri, title)
-        return True
 
     def linked_section(self, item: Ranked) -> list[int]:
         """Positions of the chunks of the section (or block) the link that led to the
