@@ -31,6 +31,7 @@ import marshal
 import os
 import sys
 import threading
+from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -59,6 +60,44 @@ class Tokenizer(Protocol):
     def decode(self, tokens: list[int]) -> str: ...
 
 
+# A served vault counts the same note bodies again and again, but a server lives for
+# hours: the cache is bounded by the characters it holds, not by entries, so long rendered
+# notes cannot grow it past a few megabytes (65,536 entries of 1-2.5 KB were ~100 MB).
+COUNT_CACHE_CHARS = 4_000_000
+
+
+class CountCache:
+    """Token counts by text, least recently used dropped past ``max_chars`` characters."""
+
+    def __init__(self, max_chars: int) -> None:
+        self.max_chars = max_chars
+        self.chars = 0
+        self._counts: OrderedDict[str, int] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._counts)
+
+    def get(self, text: str) -> int | None:
+        with self._lock:
+            count = self._counts.get(text)
+            if count is not None:
+                self._counts.move_to_end(text)
+            return count
+
+    def put(self, text: str, count: int) -> None:
+        if len(text) > self.max_chars:
+            return
+        with self._lock:
+            if text in self._counts:
+                return
+            self._counts[text] = count
+            self.chars += len(text)
+            while self.chars > self.max_chars:
+                old, _ = self._counts.popitem(last=False)
+                self.chars -= len(old)
+
+
 class TiktokenTokenizer:
     """cl100k token counts, with a cache because the same note bodies are counted often."""
 
@@ -73,7 +112,7 @@ class TiktokenTokenizer:
         else:
             self._encoding()  # fails now, naming the encoding, if it is not available
         self._python_chars = 0
-        self.count = lru_cache(maxsize=65536)(self._count)  # type: ignore[method-assign]
+        self._counts = CountCache(COUNT_CACHE_CHARS)
 
     def _encoding(self) -> tiktoken.Encoding:
         """tiktoken's encoder, built on first use (once, whichever thread asks)."""
@@ -92,8 +131,12 @@ class TiktokenTokenizer:
                 pass
         return len(self._encoding().encode_ordinary(text))
 
-    def count(self, text: str) -> int:  # replaced per instance by the cached version
-        return self._count(text)
+    def count(self, text: str) -> int:
+        known = self._counts.get(text)
+        if known is None:
+            known = self._count(text)
+            self._counts.put(text, known)
+        return known
 
     def encode(self, text: str) -> list[int]:
         return self._encoding().encode_ordinary(text)
