@@ -31,13 +31,13 @@ import marshal
 import os
 import sys
 import threading
-from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .bpe import CL100K_PATTERN, PieceCounter, RankTable, TooLong
 from .errors import ConfigError
+from .lru import SizedLRU
 
 if TYPE_CHECKING:
     import tiktoken
@@ -66,38 +66,6 @@ class Tokenizer(Protocol):
 COUNT_CACHE_CHARS = 4_000_000
 
 
-class CountCache:
-    """Token counts by text, least recently used dropped past ``max_chars`` characters."""
-
-    def __init__(self, max_chars: int) -> None:
-        self.max_chars = max_chars
-        self.chars = 0
-        self._counts: OrderedDict[str, int] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def __len__(self) -> int:
-        return len(self._counts)
-
-    def get(self, text: str) -> int | None:
-        with self._lock:
-            count = self._counts.get(text)
-            if count is not None:
-                self._counts.move_to_end(text)
-            return count
-
-    def put(self, text: str, count: int) -> None:
-        if len(text) > self.max_chars:
-            return
-        with self._lock:
-            if text in self._counts:
-                return
-            self._counts[text] = count
-            self.chars += len(text)
-            while self.chars > self.max_chars:
-                old, _ = self._counts.popitem(last=False)
-                self.chars -= len(old)
-
-
 class TiktokenTokenizer:
     """cl100k token counts, with a cache because the same note bodies are counted often."""
 
@@ -112,7 +80,7 @@ class TiktokenTokenizer:
         else:
             self._encoding()  # fails now, naming the encoding, if it is not available
         self._python_chars = 0
-        self._counts = CountCache(COUNT_CACHE_CHARS)
+        self._counts: SizedLRU[int] = SizedLRU(COUNT_CACHE_CHARS)
 
     def _encoding(self) -> tiktoken.Encoding:
         """tiktoken's encoder, built on first use (once, whichever thread asks)."""
@@ -135,7 +103,7 @@ class TiktokenTokenizer:
         known = self._counts.get(text)
         if known is None:
             known = self._count(text)
-            self._counts.put(text, known)
+            self._counts.put(text, known, len(text))
         return known
 
     def encode(self, text: str) -> list[int]:

@@ -250,7 +250,7 @@ def _focus_json(rag: VaultRAG, body: FocusBody) -> Response:
     # Kept only if the answer came from ``snapshot``: swaps go one way, so when it is
     # still the served one, ``rag.focus`` took it.
     if key is not None and rag.loaded_snapshot is snapshot:
-        snapshot.derived(ANSWERS, Answers).put(key, encoded)
+        snapshot.derived(ANSWERS, Answers).put(key, encoded, len(encoded))
     return Response(encoded, media_type=JSON)
 
 

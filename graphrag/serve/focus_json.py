@@ -18,14 +18,13 @@ again for the same note with the same seed each time the note is opened.
 from __future__ import annotations
 
 import json
-import threading
-from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 from dataclasses import replace
 from typing import Any
 
 from graphrag.results.focus import GraphRAGResult
 from graphrag.results.notes import FocusNote
+from indexer.lru import SizedLRU
 
 # The focus note's list fields by their JSON key, in the order ``FocusNote.to_json``
 # writes them.
@@ -105,34 +104,9 @@ def bare_json(result: GraphRAGResult) -> dict[str, Any]:
     return replace(result, focus_note=replace(result.focus_note, **BARE)).to_json()
 
 
-class Answers:
-    """Encoded answers of one snapshot by request, least recently used first out."""
+class Answers(SizedLRU[bytes]):
+    """Encoded answers of one snapshot by request, least recently used first out,
+    bounded in bytes (put each with ``len(answer)``)."""
 
     def __init__(self, max_bytes: int = ANSWER_BYTES) -> None:
-        self.max_bytes = max_bytes
-        self.size = 0
-        self._answers: OrderedDict[Hashable, bytes] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def __len__(self) -> int:
-        return len(self._answers)
-
-    def get(self, key: Hashable) -> bytes | None:
-        with self._lock:
-            hit = self._answers.get(key)
-            if hit is not None:
-                self._answers.move_to_end(key)
-            return hit
-
-    def put(self, key: Hashable, answer: bytes) -> None:
-        if len(answer) > self.max_bytes:
-            return
-        with self._lock:
-            old = self._answers.pop(key, None)
-            if old is not None:
-                self.size -= len(old)
-            self._answers[key] = answer
-            self.size += len(answer)
-            while self.size > self.max_bytes:
-                _, dropped = self._answers.popitem(last=False)
-                self.size -= len(dropped)
+        super().__init__(max_bytes)

@@ -9,10 +9,10 @@ used up to a size, not a copy of every note (docs/architecture.md, "Serving").
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
+
+from indexer.lru import SizedLRU
 
 T = TypeVar("T")
 
@@ -35,27 +35,20 @@ class Memo:
 
     def __init__(self, chars: int) -> None:
         self.chars = chars
-        self.used = 0
-        self._items: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
-        self._lock = threading.Lock()
+        self._items: SizedLRU[Any] = SizedLRU(chars)
+
+    @property
+    def used(self) -> int:
+        return self._items.used
 
     def get(
         self, key: Hashable, build: Callable[[], T], size: Callable[[T], int] | None = None
     ) -> T:
         """``build()`` under ``key``, kept; ``size`` says what it holds in characters'
         worth (default: the strings in it)."""
-        with self._lock:
-            hit = self._items.get(key)
-            if hit is not None:
-                self._items.move_to_end(key)
-                return hit[0]
-        value = build()  # outside the lock: it may read other keys
-        held = size(value) if size is not None else _size(value)
-        with self._lock:
-            if key not in self._items:
-                self._items[key] = (value, held)
-                self.used += held
-            while self.used > self.chars and len(self._items) > 1:
-                _, (_, dropped) = self._items.popitem(last=False)
-                self.used -= dropped
+        hit: T | None = self._items.get(key)
+        if hit is not None:
+            return hit
+        value = build()  # outside the cache's lock: it may read other keys
+        self._items.put(key, value, size(value) if size is not None else _size(value))
         return value

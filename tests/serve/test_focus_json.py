@@ -159,13 +159,13 @@ def test_replaced_snapshots_and_their_caches_are_collected(rag: VaultRAG) -> Non
 
 def test_answers_are_bounded_in_bytes_least_recently_used_out() -> None:
     answers = Answers(max_bytes=100)
-    answers.put("a", b"x" * 40)
-    answers.put("b", b"y" * 40)
+    for key, answer in (("a", b"x" * 40), ("b", b"y" * 40)):
+        answers.put(key, answer, len(answer))
     assert answers.get("a") == b"x" * 40  # "b" is now the oldest
-    answers.put("c", b"z" * 40)
+    answers.put("c", b"z" * 40, 40)
     assert answers.get("b") is None and answers.get("a") and answers.get("c")
-    assert answers.size == 80
-    answers.put("huge", b"h" * 101)  # larger than the whole budget: not kept
+    assert answers.used == 80
+    answers.put("huge", b"h" * 101, 101)  # larger than the whole budget: not kept
     assert answers.get("huge") is None and len(answers) == 2
-    answers.put("a", b"x" * 10)  # replaced, not counted twice
-    assert answers.size == 50
+    answers.put("a", b"x" * 10, 10)  # replaced, not counted twice
+    assert answers.used == 50
