@@ -79,6 +79,10 @@ class IndexSnapshot:
                 )
             return self._vectors
 
+    def loaded_vectors(self) -> VectorIndex | None:
+        """The FAISS index if something already loaded it (never loads)."""
+        return self._vectors
+
     def body(self, uri: str) -> str:
         rows = self._rows("SELECT body FROM notes WHERE uri = ?", (uri,))
         return rows[0][0] if rows and rows[0][0] else ""

@@ -20,6 +20,11 @@ float16): on a busy 2-core machine a thread pool spinning while it waits for
 work cost more than the second core gave. The exception is a float16 scan of
 ``SPLIT_ROWS`` rows or more, long enough that a helper thread scanning half of
 it pays off even under load.
+
+Below ``FAISS_ROWS`` rows a float32 scan is numpy's own (``einsum``), so a question
+from the shell never imports FAISS (40-100 ms, more than the scan and the file's
+read together); from there up FAISS's kernel, 25% faster at 270k rows, whose import
+is small beside reading that many vectors.
 """
 
 from __future__ import annotations
@@ -27,13 +32,15 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import faiss
 import numpy as np
 
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
+
+FAISS_ROWS = 65_536  # a float32 scan of this many rows or more uses FAISS's kernel
 HALF_ROWS = 100_000  # rows from which the scan reads float16 (if torch is there)
 SPLIT_ROWS = 65_536  # a float16 scan of this many rows or more runs on two threads
 RESCORE_ROWS = 2048  # best rows of a float16 scan scored again in float32
@@ -60,14 +67,18 @@ class ChunkVectors(Protocol):
     def nbytes(self) -> int: ...
 
 
-def inner_products(matrix: np.ndarray, query_vec: np.ndarray) -> np.ndarray:
+def inner_products(
+    matrix: np.ndarray, query_vec: np.ndarray, whole_rows: int | None = None
+) -> np.ndarray:
     """``matrix @ query_vec`` for one query, computed on the calling thread.
 
     numpy's ``@`` hands a matrix-vector product of more than ~9k elements to
     OpenBLAS's thread pool, whose threads then spin waiting for more work: on a
     busy 2-core machine that made the 10k-note scan 15 ms instead of 2 and slowed
-    what followed it, the token counting above all. FAISS's SIMD kernel is as fast
-    as one BLAS thread, runs on this one, and releases the GIL while it reads.
+    what followed it, the token counting above all. ``einsum`` and FAISS's SIMD
+    kernel both run on this thread; FAISS's from ``FAISS_ROWS`` rows of
+    ``whole_rows`` (the matrix this one is a part of, by default itself), so a row
+    scores the same bits in a part as in a scan of the whole.
     """
     q = np.ascontiguousarray(query_vec, dtype=np.float32).reshape(-1)
     rows = len(matrix)
@@ -79,6 +90,10 @@ def inner_products(matrix: np.ndarray, query_vec: np.ndarray) -> np.ndarray:
     m = matrix
     if not (m.flags.c_contiguous and m.dtype == np.float32):
         m = np.ascontiguousarray(m, dtype=np.float32)
+    if (rows if whole_rows is None else whole_rows) < FAISS_ROWS:
+        return np.einsum("ij,j->i", m, q, out=out)
+    import faiss
+
     faiss.fvec_inner_products_ny(
         faiss.swig_ptr(out), faiss.swig_ptr(q), faiss.swig_ptr(m), len(q), rows
     )
@@ -101,9 +116,9 @@ class ExactVectors:
     ) -> np.ndarray:
         out = np.full(self.rows, -np.inf, dtype=np.float32)
         for lo, hi in blocks:
-            out[lo:hi] = inner_products(self.matrix[lo:hi], query)
+            out[lo:hi] = inner_products(self.matrix[lo:hi], query, self.rows)
         if scattered is not None and len(scattered):
-            out[scattered] = inner_products(self.matrix[scattered], query)
+            out[scattered] = inner_products(self.matrix[scattered], query, self.rows)
         return out
 
     def vector_sum(self, blocks: Blocks, scattered: np.ndarray | None) -> np.ndarray:
@@ -200,7 +215,7 @@ class HalfVectors:
         top = np.argpartition(pool, len(pool) - n)[len(pool) - n :]
         if among is not None:
             top = among[top]
-        scores[top] = inner_products(self.exact_rows(top), query)
+        scores[top] = inner_products(self.exact_rows(top), query, self.rows)
         return scores
 
     def scores(self, query: np.ndarray) -> np.ndarray:
@@ -220,7 +235,7 @@ class HalfVectors:
         if scattered is not None and len(scattered):
             # Exact at once: gathering rows costs less than copying them to scan in float16.
             rows = np.asarray(scattered, dtype=np.int64)
-            out[rows] = inner_products(self.exact_rows(rows), query)
+            out[rows] = inner_products(self.exact_rows(rows), query, self.rows)
             scored.append(rows)
         # Partition only the rows scored: a partition over many equal -inf is slow.
         among = np.unique(np.concatenate(scored)) if scored else np.zeros(0, dtype=np.int64)
@@ -349,6 +364,8 @@ def _helper() -> ThreadPoolExecutor:
     global _HELPER
     with _HELPER_LOCK:
         if _HELPER is None:
+            from concurrent.futures import ThreadPoolExecutor
+
             _HELPER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphrag-scan")
         return _HELPER
 

@@ -24,10 +24,9 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote
 
-import faiss
 import numpy as np
 
 from graphrag.snapshot.chunk_vectors import (
@@ -39,8 +38,11 @@ from graphrag.snapshot.chunk_vectors import (
     one_torch_thread,
 )
 from graphrag.snapshot.graph import VaultGraph
+from indexer.flat_file import read_flat
 from indexer.load import IndexSnapshot
-from indexer.vectors import VectorIndex
+
+if TYPE_CHECKING:
+    from indexer.vectors import VectorIndex
 
 T = TypeVar("T")
 
@@ -229,7 +231,7 @@ class Corpus:
 def build_corpus(index: IndexSnapshot, graph: VaultGraph) -> Corpus:
     uris = sorted(n.uri for n in graph.notes())
     index_of = {u: i for i, u in enumerate(uris)}
-    ids, vectors = _vectors(index.vectors)
+    ids, vectors, owner = _vectors(index)
     order = np.argsort(ids, kind="stable")
     sorted_ids = ids[order]
 
@@ -269,7 +271,7 @@ def build_corpus(index: IndexSnapshot, graph: VaultGraph) -> Corpus:
     matrix: np.ndarray | None = None
     layout: ChunkVectors | None = None
     if len(vec_ids) >= HALF_ROWS and half_scan_is_faster():
-        layout = HalfVectors.build(vectors, positions, index.vectors)
+        layout = HalfVectors.build(vectors, positions, owner)
     else:
         matrix = np.zeros((len(vec_ids), dim), dtype=np.float32)
         found = positions >= 0
@@ -289,11 +291,28 @@ def build_corpus(index: IndexSnapshot, graph: VaultGraph) -> Corpus:
     )
 
 
-def _vectors(vectors: VectorIndex) -> tuple[np.ndarray, np.ndarray]:
+def _vectors(index: IndexSnapshot) -> tuple[np.ndarray, np.ndarray, object]:
+    """(ids, vectors, what keeps ``vectors`` alive) of the generation's chunk vectors.
+
+    A view of FAISS's flat storage when the index is already loaded (a server warms
+    it), since our note-ordered matrix is copied anyway; else the file read with
+    numpy (``indexer/flat_file.py``), so a question from the shell imports no FAISS;
+    through FAISS only for a file that is not the flat layout."""
+    if index.loaded_vectors() is None:
+        got = read_flat(index.generation / "vectors.faiss")
+        if got is not None:
+            return got[0], got[1], got[1]
+    vectors = index.vectors
+    return (*_faiss_arrays(vectors), vectors)
+
+
+def _faiss_arrays(vectors: VectorIndex) -> tuple[np.ndarray, np.ndarray]:
     """(ids, vectors) without the copy ``VectorIndex.matrix`` keeps: a view of the flat
-    FAISS storage when there is one, since our note-ordered matrix is copied anyway."""
+    FAISS storage when there is one."""
     if len(vectors) == 0:
         return np.zeros(0, dtype=np.int64), np.zeros((0, vectors.dim), dtype=np.float32)
+    import faiss
+
     try:
         flat = faiss.downcast_index(vectors.index.index)
         view = faiss.rev_swig_ptr(flat.get_xb(), len(vectors) * vectors.dim)

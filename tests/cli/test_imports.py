@@ -75,6 +75,24 @@ def test_query_loads_no_llm_server_or_builder(index_dir: Path) -> None:
     assert not modules & (NEVER | BUILDING)
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("query", "Who runs the aging cellar?"),
+        ("search", "aging cellar", "--mode", "semantic"),
+        ("search", "aging cellar", "--mode", "hybrid"),
+        ("ask", "Who runs the aging cellar?", "--prompt-only"),
+    ],
+)
+def test_a_question_on_a_small_index_imports_no_faiss(index_dir: Path, command) -> None:
+    # The vectors file is read with numpy and scored with numpy below
+    # chunk_vectors.FAISS_ROWS rows: FAISS's import costs more than both.
+    where = ("--vault", str(ROOT / "sample_vault"), "--index-dir", str(index_dir), "--no-server")
+    modules = loaded(*command, *where)
+    assert "graphrag.snapshot.corpus" in modules  # it did score the chunk vectors
+    assert "faiss" not in modules
+
+
 def test_status_reads_no_graph(index_dir: Path) -> None:
     modules = loaded("status", str(ROOT / "sample_vault"), "--index-dir", str(index_dir))
     assert not modules & (NEVER | BUILDING | {"faiss", "indexer.tokens", "graphrag.focus.mode"})
