@@ -181,12 +181,13 @@ def query_note(
     fs: FocusSettings,
     explain: bool,
     first: Sequence[int] = (),
+    limit: int | None = None,
 ) -> QueryNote:
-    """``item`` as a related note: details in ``truncate_length`` characters, the
-    ``first`` chunks (the section a link names) before its best ones."""
+    """``item`` as a related note: details in ``limit`` characters (``truncate_length``
+    by default), the ``first`` chunks (the section a link names) before its best ones."""
     f = item.found
     cand = f.cand
-    text, cut = details(cand.uri, fs.truncate_length, first)
+    text, cut = details(cand.uri, fs.truncate_length if limit is None else limit, first)
     note = related_note(graph, cand, text, cut)
     focus = graph.uri_and_title(cand.origin)
     how = f.how or path_text(focus.title, note)

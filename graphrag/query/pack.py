@@ -27,7 +27,9 @@ there. The budget is spent in this order:
    (``search_hits``); the rest of ``hybrid_search``'s ranking (graph votes
    included) fills what is left after everything else (``fill_hits``).
    A note reached through a link to one of its headings or blocks
-   (``[[Note#Heading]]``, ``[[Note#^block]]``) shows that section first.
+   (``[[Note#Heading]]``, ``[[Note#^block]]``) shows that section first. At small
+   budgets a related note shows an equal share of the budget, or its best passage
+   up to two shares (``Packer.related_limit``), not ``truncate_length`` of text.
 4. **Near-duplicates take one slot.** A note whose passage is already shown (90%
    of its runs of eight words are in the context), or which holds the same text
    as a note already in (each holds the other's passage: a duplicated folder), is
@@ -69,6 +71,8 @@ Doc = EntryNote | QueryNote
 CHARS_PER_TOKEN = 4  # English prose in cl100k, near enough to size an entry's share
 MAX_CHARS_PER_TOKEN = 8  # hardly any text packs more: a safe lower bound of a note's cost
 MIN_ENTRY_CHARS = 200
+# A related note's best passage may take up to this many equal shares of the budget.
+PASSAGE_SHARES = 2
 
 # Near-duplicates: runs of SHINGLE words, and the share of a passage's runs that must
 # be found elsewhere. Eight words and 90% keep apart notes written from one template
@@ -169,6 +173,9 @@ class Packing:
 
     def add(self, doc: Doc, record: bool = True) -> bool:
         """Add ``doc`` if it fits what is left; else note it as skipped (``record``)."""
+        if isinstance(doc, QueryNote) and self.docs and isinstance(self.docs[0], EntryNote):
+            # Relative to the first entry, the default: its JSON need not repeat focusUri.
+            doc = replace(doc, focus_is_first=doc.focus.uri == self.docs[0].uri)
         tokens = self.cost(doc)
         if tokens > self.left:
             if record:
@@ -312,10 +319,26 @@ class Packer:
             if item.found.cand.uri == best_hit:
                 restated = restate(self.graph, item, packing.uris())
                 if restated is not None:
-                    return query_note(self.graph, restated, self.details, self.fs, self.explain)
+                    limit = self.related_limit(best_hit, packing.budget)
+                    return query_note(
+                        self.graph, restated, self.details, self.fs, self.explain, limit=limit
+                    )
                 break
-        doc = self.search_note(best_hit)
+        doc = self.search_note(best_hit, self.related_limit(best_hit, packing.budget))
         return None if packing.copy_of(doc) is not None else doc
+
+    def related_limit(self, uri: str, budget: int) -> int:
+        """A related note's room in characters: an equal share of the budget among
+        ``max_documents`` notes, or its best passage (properties and best chunk) up to
+        ``PASSAGE_SHARES`` shares; ``truncate_length`` at most. At small budgets a note
+        shows the passage that answers, not its whole text, and one long note cannot
+        take the room of several (at 1,000 tokens one took a quarter of it)."""
+        most = self.fs.truncate_length
+        share = budget * CHARS_PER_TOKEN // max(self.qs.max_documents, 1)
+        if share >= most:
+            return most
+        passage = min(self.details.passage_chars(uri), PASSAGE_SHARES * share)
+        return min(most, max(share, MIN_ENTRY_CHARS, passage))
 
     # -- entries ------------------------------------------------------------------------
     def pack_entries(self, packing: Packing, entries: Sequence[Entry], budget: int) -> None:
@@ -375,8 +398,9 @@ class Packer:
             if chars // MAX_CHARS_PER_TOKEN > packing.left:  # surely too big: not built
                 packing.skip(uri, title, "budget")
                 continue
+            limit = self.related_limit(uri, packing.budget)
             if isinstance(item, str):
-                packing.add_new(self.search_note(item))
+                packing.add_new(self.search_note(item, limit))
                 continue
             restated = restate(self.graph, item, packing.uris())
             if restated is None:
@@ -384,7 +408,7 @@ class Packer:
                 continue
             first = self.linked_section(restated)
             packing.add_new(
-                query_note(self.graph, restated, self.details, self.fs, self.explain, first=first)
+                query_note(self.graph, restated, self.details, self.fs, self.explain, first, limit)
             )
 
     def linked_section(self, item: Ranked) -> list[int]:
@@ -410,9 +434,10 @@ class Packer:
                     out.append(j)
         return out
 
-    def search_note(self, uri: str) -> QueryNote:
-        """A note found by its own match with the question, not through the graph."""
-        text, cut = self.details(uri, self.fs.truncate_length)
+    def search_note(self, uri: str, limit: int | None = None) -> QueryNote:
+        """A note found by its own match with the question, not through the graph;
+        details in ``limit`` characters (``truncate_length`` by default)."""
+        text, cut = self.details(uri, self.fs.truncate_length if limit is None else limit)
         cand = Candidate(uri, 0, (), (), uri, Relation.MatchesQuestion, 0)
         note = related_note(self.graph, cand, text, cut)
         me = UriAndTitle(uri, note.title)

@@ -7,13 +7,19 @@ entry it was reached from (a note found by the question's own match,
 ``MatchesQuestion``, is its own focus and has no ``focusUri``). ``copies`` names notes holding the
 same text, left out of the context. Scores and paths appear only with ``explain``.
 
-Every key is paid for out of the budget, so keys that say nothing are left out:
-an entry's empty lists and tags and its relation (an entry is always ``Self``), a
-related note's empty ``sharedTags``, the far end of the link it was reached by
-when that is its entry (``focusUri``), and a search hit's ``focusUri`` (itself);
-on both, a ``parentUriAndTitle`` its uri already spells (``References`` for
-``References/Out of Control``) and a ``createdAt`` its details already show (a
-``created:`` or ``date:`` property line of the same day).
+Every key is paid for out of the budget, so keys that say nothing are left out
+and the others say what they must in few tokens (docs/architecture.md, "Query
+mode"): an entry's empty lists and tags and its relation (an entry is always
+``Self``); a related note's empty ``sharedTags``, the far end of the link it was
+reached by when that is its entry (``focusUri``), its ``focusUri`` when that is
+the result's first entry note (the default: a relation without one is to the
+first entry), and a search hit's ``focusUri`` (itself); on both, a ``title``
+that is the uri's file name (``Buy wisely`` for ``Clippings/Buy wisely``), a
+``parentUriAndTitle`` its uri already spells (``References`` for
+``References/Out of Control``), ``detailsTruncated`` when the details show the
+cut mark ``…`` (at their end or on a line of its own), and a ``createdAt`` its details already
+show (a ``created:`` or ``date:`` property line of the same day); a
+``createdAt`` shown is the day (``2024-05-01``), not the second.
 """
 
 from __future__ import annotations
@@ -22,6 +28,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphrag.results.notes import FocusNote, RelatedNote, SkippedNote, UriAndTitle, rounded
+
+# The mark where text was left out (``budget.ELLIPSIS``; results rank below budget).
+CUT = "…"
 
 # A focus note's lists: an entry note leaves out the empty ones.
 LIST_KEYS = frozenset(
@@ -37,18 +46,32 @@ LIST_KEYS = frozenset(
 
 
 def _said_elsewhere(out: dict[str, Any]) -> None:
-    """Drop ``parentUriAndTitle`` and ``createdAt`` from a note's JSON where its uri
-    and details already say them: in query mode every key costs budget."""
+    """Drop the keys of a note's JSON that its uri and details already say, and show
+    ``createdAt`` as its day: in query mode every key costs budget."""
+    uri = out.get("uri", "")
+    folder, _, name = uri.rpartition("/")
+    if out.get("title") == name:
+        del out["title"]  # the file name: the uri spells it
     parent = out.get("parentUriAndTitle")
-    folder = out.get("uri", "").rpartition("/")[0]
     if parent and parent["uri"] == folder and parent["title"] == folder.rpartition("/")[2]:
         del out["parentUriAndTitle"]
+    details = out.get("details", "")
+    if out.get("detailsTruncated") and _shows_cut(details):
+        del out["detailsTruncated"]  # the cut mark says so, where the text was cut
     created = out.get("createdAt")
     if created:
-        day = created[:10]
-        lines = out.get("details", "").splitlines()
+        day = created[:10]  # the time of day of a file's date is noise to a reader
+        lines = details.splitlines()
         if any(line in (f"created: {day}", f"date: {day}") for line in lines):
             del out["createdAt"]
+        else:
+            out["createdAt"] = day
+
+
+def _shows_cut(details: str) -> bool:
+    """The details end with the cut mark or hold it on a line of its own (the gap
+    between passages, ``details.passages.GAP``)."""
+    return details.endswith(CUT) or CUT in (line.strip() for line in details.splitlines())
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +167,8 @@ class QueryNote:
     path: tuple[UriAndTitle, ...]
     explain: QueryExplain | None = None
     copies: tuple[UriAndTitle, ...] = ()  # notes holding the same text, left out
+    # The focus is the result's first entry note: the default, so ``focusUri`` is left out.
+    focus_is_first: bool = False
 
     @property
     def uri(self) -> str:
@@ -158,7 +183,8 @@ class QueryNote:
         for end in ("subjectUriAndTitle", "objectUriAndTitle"):
             if out.get(end, {}).get("uri") == self.focus.uri:
                 del out[end]  # the link's other end is the entry: focusUri says so
-        if self.focus.uri != self.uri:  # a search hit is its own focus: its relation says so
+        # A search hit is its own focus (its relation says so); the first entry is the default.
+        if self.focus.uri != self.uri and not self.focus_is_first:
             out["focusUri"] = self.focus.uri
         _said_elsewhere(out)
         if self.shared_tags:

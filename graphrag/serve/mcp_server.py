@@ -102,6 +102,8 @@ def build_mcp_server(rag: VaultRAG) -> MCPServer:
     ) -> dict[str, Any]:
         """Answer a question from the vault: the notes that best match it (entry notes) and
         the notes related to them in the graph, with how they relate, within a token budget.
+        A related note's `relationToFocusNote` is to the note its `focusUri` names, or to
+        the first entry note when it names none (`MatchesQuestion`: found by its own text).
         `#tags` in the question select notes by tag."""
         filters = {"folder": folder, "tag": tag}
         return rag.query(question, budget, seed=seed, filters=filters).to_json()

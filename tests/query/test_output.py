@@ -62,7 +62,8 @@ def test_json_shape_and_explain(tmp_path):
     assert entry["tags"] == ["cheese"]
     assert "explain" not in entry
     rel = data["relatedNotes"][0]
-    assert rel["uri"] == "Linked" and rel["focusUri"] == "Entry" and rel["sharedTags"] == ["cheese"]
+    # reached from the first entry, the default focus: no focusUri
+    assert rel["uri"] == "Linked" and "focusUri" not in rel and rel["sharedTags"] == ["cheese"]
     assert rel["relationToFocusNote"] == "Object"
     assert "explain" not in rel
     explained = rag.query("alpine cheese aging", budget=1000, seed=0, explain=True).to_json()

@@ -339,8 +339,9 @@ def test_keys_that_say_nothing_are_left_out_of_the_json(tmp_path):
     entry = data["entryNotes"][0]
     assert entry["uri"] == "Hut" and not set(LIST_KEYS) & set(entry)  # every list empty
     tobias = next(n for n in data["relatedNotes"] if n["uri"] == "Tobias")
-    # reached by the entry's property link: focusUri names the link's other end
-    assert tobias["focusUri"] == "Hut" and tobias["predicate"] == "keeper"
+    # reached by the entry's property link; the entry is the first one, every relation's
+    # default focus: neither focusUri nor the link's other end repeats it
+    assert "focusUri" not in tobias and tobias["predicate"] == "keeper"
     assert "subjectUriAndTitle" not in tobias and "sharedTags" not in tobias
     assert tobias["relationToFocusNote"] == "Object"
     # an entry is always Self, and has no tags here
@@ -363,7 +364,11 @@ def test_what_a_notes_uri_and_details_already_say_is_left_out_of_the_json(tmp_pa
     # the date is in the details as a property line: createdAt would say it twice
     assert "created: 2021-05-04" in hut["details"] and "createdAt" not in hut
     assert "date: 2020-01-02" in barn["details"] and "createdAt" not in barn
-    assert shed["createdAt"]  # a file time is said nowhere else
+    # a file time is said nowhere else: shown, as its day (the time of day is noise)
+    assert len(shed["createdAt"]) == 10 and shed["createdAt"][4] == "-"
+    # a title that is the uri's file name is left out; one the front matter sets stays
+    assert not {"title"} & (set(hut) | set(shed) | set(barn))
+    assert notes["Places/Huts"]["title"] == "Mountain huts"
     # the parent the uri spells is left out; a folder note with its own title is not
     parents = {u: n.get("parentUriAndTitle") for u, n in notes.items()}
     assert parents["Places/Barn"] is None and parents["Places/Huts"] is None  # "Places"
@@ -372,6 +377,74 @@ def test_what_a_notes_uri_and_details_already_say_is_left_out_of_the_json(tmp_pa
     # a search hit is its own focus: no focusUri; the relation says how it was found
     hits = [n for n in data["relatedNotes"] if n["relationToFocusNote"] == "MatchesQuestion"]
     assert hits and all("focusUri" not in n for n in hits)
+
+
+def test_a_related_note_names_its_focus_unless_it_is_the_first_entry(tmp_path):
+    files = {
+        "Cheese.md": "# Cheese\n\nAlpine cheese aging in brine. See [[Cellar]].\n",
+        "Goats.md": "# Goats\n\nAlpine goats milking in spring. See [[Barn]].\n",
+        "Cellar.md": "# Cellar\n\nA vaulted room under the school.\n",
+        "Barn.md": "# Barn\n\nA wooden building by the road.\n",
+    }
+    rag = make_rag(tmp_path, files, query={"vector_entry_count": 2, "max_entries": 2})
+    result = rag.query("alpine cheese aging in brine and goats milking", budget=2000, seed=0)
+    assert uris(result.entries) == ["Cheese", "Goats"]
+    data = result.to_json()
+    related = {n["uri"]: n for n in data["relatedNotes"]}
+    # the first entry is the default focus: said once, by being first
+    assert related["Cellar"]["relationToFocusNote"] == "Object"
+    assert "focusUri" not in related["Cellar"]
+    # any other focus is named
+    assert related["Barn"]["focusUri"] == "Goats"
+    # and the budget counted what is shown
+    assert data["tokens"]["used"] == json_tokens(rag, result)
+
+
+def test_details_truncated_is_left_out_where_the_cut_mark_shows(tmp_path):
+    from graphrag.results.notes import RelatedNote, UriAndTitle
+
+    def shown(details: str, cut: bool) -> dict:
+        note = RelatedNote("A", "A", details, Relation.MatchesQuestion, details_truncated=cut)
+        me = UriAndTitle("A", "A")
+        return QueryNote(note, me, (), 0, (me,)).to_json()
+
+    assert "detailsTruncated" not in shown("The start of it …", True)
+    assert "detailsTruncated" not in shown("rating: 7\n\n…\n\n## A > Part\nText.", True)
+    assert shown("Cut without a mark", True)["detailsTruncated"] is True
+    assert "detailsTruncated" not in shown("Whole … as written", False)
+
+
+# -- a related note's room at small budgets ----------------------------------------------------
+def _long_linked_note() -> dict[str, str]:
+    filler = "plain words about nothing much at all in this part of the page"
+    sections = "".join(
+        f"## Part {i}\n\nThe brine bath salt percent, part {i}: {filler} {i}.\n\n"
+        for i in range(12)
+    )
+    return {
+        "Brine Bath.md": "# Brine Bath\n\nThe brine bath salt percent is in [[Long]].\n",
+        "Long.md": "# Long\n\n" + sections,
+    }
+
+
+def test_a_related_note_shows_its_best_passage_not_its_whole_text_at_a_small_budget(tmp_path):
+    rag = make_rag(
+        tmp_path,
+        _long_linked_note(),
+        index={"chunk_tokens": 40},
+        query={"vector_entry_count": 1, "max_entries": 1, "max_documents": 15},
+    )
+    limit = rag.settings.focus.truncate_length
+    sizes = {}
+    for budget in (1000, 4000):
+        result = rag.query("brine bath", budget=budget, seed=0)
+        assert uris(result.entries) == ["Brine Bath"]
+        sizes[budget] = len({n.uri: n for n in result.related}["Long"].note.details)
+    share = 1000 * 4 // 15  # an equal share of 1,000 tokens among 15 notes, in characters
+    # at 1,000 tokens: its best passage, at most two shares; at 4,000 a share is more
+    # than truncate_length, which is all it gets
+    assert sizes[1000] <= 2 * share + 20
+    assert 2 * share + 20 < sizes[4000] <= limit + 20
 
 
 # -- a link to a heading ---------------------------------------------------------------------------

@@ -63,6 +63,8 @@ def test_stdio_session_lists_and_calls_the_tools(indexed_vault: Path) -> None:
     assert schema["required"] == ["note"]
     assert schema["properties"]["budget"]["anyOf"][0]["type"] == "integer"
     assert out["tools"]["focus"].description.startswith("The context around one note")
+    # the model reads query's JSON by this: a relation without focusUri is to the first entry
+    assert "the first entry note when it names none" in out["tools"]["query"].description
 
     focus = out["focus"]
     assert not focus.is_error
