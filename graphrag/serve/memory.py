@@ -4,9 +4,11 @@ A server answers from a thread pool, and every thread that allocates gets its ow
 glibc malloc arena; memory freed there (a request's arrays, an update's parse and
 embedding buffers, an old snapshot) stays mapped in the arena, so resident memory
 climbs with each burst of work even when nothing is kept. Two arenas for the
-process, and handing freed pages back to the system every ``TRIM_SECONDS``, keep
-it at what is actually in use (docs/architecture.md, serving; the effect is in
-benchmarks/RESULTS.md, "Server memory").
+process, fixed trim and mmap thresholds (glibc's dynamic ones let a thread's arena
+keep tens of MB free at its top, which trimming never reaches), and handing freed
+pages back to the system every ``TRIM_SECONDS`` keep it at what is actually in use
+(docs/architecture.md, serving; the effect is in benchmarks/RESULTS.md, "Server
+memory").
 
 The model's weights are a memory-mapped file (``model.onnx.data``), and a question
 reads the rows of its token table for the words it holds: the file's resident pages
@@ -25,8 +27,18 @@ import threading
 
 log = logging.getLogger(__name__)
 
-M_ARENA_MAX = -8  # glibc's mallopt parameter
+# glibc's mallopt parameters
+M_TRIM_THRESHOLD = -1
+M_MMAP_THRESHOLD = -3
+M_ARENA_MAX = -8
 ARENAS = 2
+# Fixed, not glibc's dynamic thresholds: freeing one large mmap'd block (ONNX Runtime's
+# buffers, a numpy array) raises the trim threshold to twice its size (up to 64 MB), and
+# a thread's arena then keeps that much free memory at its top resident, which
+# ``malloc_trim`` never gives back (it trims only the main heap's top). Blocks over
+# ``MMAP_BYTES`` are mapped on their own and unmapped when freed.
+TRIM_BYTES = 1 << 20
+MMAP_BYTES = 1 << 20
 TRIM_SECONDS = 30.0
 MADV_DONTNEED = 4
 MADV_PAGEOUT = 21  # Linux 5.4+; older kernels refuse it (EINVAL) and nothing happens
@@ -46,9 +58,17 @@ def _libc() -> ctypes.CDLL | None:
 
 
 def limit_arenas(arenas: int = ARENAS) -> bool:
-    """At most ``arenas`` malloc arenas; call before the server starts its threads."""
+    """At most ``arenas`` malloc arenas, and fixed trim and mmap thresholds (see
+    ``TRIM_BYTES``); call before the server starts its threads."""
     libc = _libc()
-    return bool(libc is not None and libc.mallopt(M_ARENA_MAX, arenas))
+    if libc is None:
+        return False
+    done = [
+        libc.mallopt(M_ARENA_MAX, arenas),
+        libc.mallopt(M_TRIM_THRESHOLD, TRIM_BYTES),
+        libc.mallopt(M_MMAP_THRESHOLD, MMAP_BYTES),
+    ]
+    return all(done)
 
 
 def freeze_heap() -> None:
