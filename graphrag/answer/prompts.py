@@ -36,7 +36,7 @@ The user's message starts with CONTEXT: a numbered list of documents, most relev
 first. Entry notes matched the question directly; every other document is related to \
 an entry note, and its "Relation" says how (its parent, a child, a note it links to, a \
 note linking to it, a sibling, a shared tag...), with its distance in links, the \
-tags it shares and its path from the entry note. "URI" is the note's path in the \
+tags it shares and, two links away or more, its path from the entry note. "URI" is the note's path in the \
 vault. "Content" is the note's text; of a long note only the passages that matter \
 most, and "…" marks where text was left out. "[Connection]" lines after the list say \
 how documents are linked to each other. The question comes last; earlier questions \

@@ -2,7 +2,8 @@
 
 Prompt shape (docs/architecture.md, "Query mode", step 5): documents in rank order, entry
 notes first, each with its distance from the entry it was reached from, its
-relation in words, shared tags and path; then ``[Connection]`` lines naming how
+relation in words, shared tags and path (two hops or more: one hop's relation names
+both ends); then ``[Connection]`` lines naming how
 pairs of included documents are linked directly (a link, parent/child, shared
 tags). The budget counts each document's block (or its compact JSON object)
 and, in the prompt, the connection lines: exactly what the model reads.
@@ -57,7 +58,7 @@ def related_block(note: QueryNote, position: int) -> str:
     ]
     if note.shared_tags:
         parts.append("Shared Tags: " + ", ".join(note.shared_tags))
-    if len(note.path) > 1:
+    if len(note.path) > 2:  # one hop: the relation names both ends already
         parts.append("Path: " + ARROW.join(step.title for step in note.path))
     parts.extend(_copies(note))
     parts.append(f"URI: {note.uri}")

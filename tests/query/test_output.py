@@ -92,9 +92,10 @@ def test_the_prompt_is_the_seeds_context_format_with_connections(tmp_path):
     text = render_prompt(result)
     assert text.startswith('CONTEXT:\n[1] Document: "Apple Orchard" (Entry note, matched by ')
     assert 'Content: "# Apple Orchard\n\nApple orchard pruning. [[Ladder]]"' in text
+    # one hop: the relation names both ends, so no path repeats them
     assert (
         '[2] Document: "Ladder" (Distance: 1, Relation: Apple Orchard links to Ladder, '
-        "Shared Tags: farm, Path: Apple Orchard → Ladder, URI: Ladder)"
+        "Shared Tags: farm, URI: Ladder)"
     ) in text
     assert (
         "[Connection] Documents 1 and 2 are connected via a link: Apple Orchard links to Ladder "
