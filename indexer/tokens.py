@@ -61,9 +61,13 @@ class Tokenizer(Protocol):
 
 
 # A served vault counts the same note bodies again and again, but a server lives for
-# hours: the cache is bounded by the characters it holds, not by entries, so long rendered
-# notes cannot grow it past a few megabytes (65,536 entries of 1-2.5 KB were ~100 MB).
-COUNT_CACHE_CHARS = 4_000_000
+# hours and each edit brings new texts (the edited note rendered as it now reads) whose
+# earlier versions are never asked for again. The cache holds each text's hash, not the
+# text: ~250 bytes an entry however long the text, so the stale entries waiting to be
+# dropped stay small (kept as texts they were most of the served soak's slow climb,
+# benchmarks/RESULTS.md, "Server memory"). Two of 16,384 texts share a 64-bit hash by
+# chance about once in 10^11 caches.
+COUNT_CACHE_ENTRIES = 16_384
 
 
 class TiktokenTokenizer:
@@ -80,7 +84,7 @@ class TiktokenTokenizer:
         else:
             self._encoding()  # fails now, naming the encoding, if it is not available
         self._python_chars = 0
-        self._counts: SizedLRU[int] = SizedLRU(COUNT_CACHE_CHARS)
+        self._counts: SizedLRU[int] = SizedLRU(COUNT_CACHE_ENTRIES)
 
     def _encoding(self) -> tiktoken.Encoding:
         """tiktoken's encoder, built on first use (once, whichever thread asks)."""
@@ -100,10 +104,11 @@ class TiktokenTokenizer:
         return len(self._encoding().encode_ordinary(text))
 
     def count(self, text: str) -> int:
-        known = self._counts.get(text)
+        key = hash(text)
+        known = self._counts.get(key)
         if known is None:
             known = self._count(text)
-            self._counts.put(text, known, len(text))
+            self._counts.put(key, known, 1)
         return known
 
     def encode(self, text: str) -> list[int]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import random
 import sys
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -238,10 +239,30 @@ def test_counting_from_the_shell_imports_no_tiktoken() -> None:
 def test_a_long_lived_tokenizer_keeps_counting_right_past_its_cache(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(tokens, "COUNT_CACHE_CHARS", 2000)
+    monkeypatch.setattr(tokens, "COUNT_CACHE_ENTRIES", 50)
     tok = TiktokenTokenizer()
     ref = reference()
     texts = [f"note {i}: {ODD[i % len(ODD)]} " * 3 for i in range(200)]
     for text in texts + texts:  # the second pass reads what the cache still holds
         assert tok.count(text) == len(ref.encode_ordinary(text))
-    assert 0 < tok._counts.used <= 2000
+    assert len(tok._counts) == 50
+
+
+def test_the_count_cache_does_not_keep_the_texts_it_counted() -> None:
+    """A server counts each edited note's new renderings once; the cache must not hold
+    them alive until they are dropped (the soak's slow climb, RESULTS.md "Server memory")."""
+    tok = TiktokenTokenizer()
+    tok.count("warm " * tokens.PYTHON_CHARS)  # past the Python share: tiktoken counts from here
+    tok.encode("built now, not while traced")
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for i in range(100):  # 2 MB of texts, each counted once and then let go
+            assert tok.count(f"edit {i}: " + "word " * 4000) > 4000
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert len(tok._counts) == 101
+    assert held < 200_000
+    again = "edit 7: " + "word " * 4000
+    assert tok.count(again) == len(reference().encode_ordinary(again))
