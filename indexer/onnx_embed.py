@@ -24,14 +24,12 @@ import os
 import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
 from .embed_base import BUNDLED_NAMES, DEFAULT_MODEL, normalise, resolve_model_path
 from .errors import ConfigError, ModelFileError
-from .onnx_export import export_model
 from .onnx_model import EXPORT_FORMAT, GRAPH, OnnxModel, open_export
 
 log = logging.getLogger(__name__)
@@ -116,6 +114,8 @@ class OnnxEmbedder:
                 if model is None:
                     if not self.export:
                         raise ModelFileError(folder / GRAPH, "missing (exporting is turned off)")
+                    from .onnx_export import export_model  # once per model: not on every start
+
                     export_model(source, folder, fingerprint, log.warning)
                     model = open_export(folder)
                     assert model is not None
@@ -140,6 +140,8 @@ class OnnxEmbedder:
         if workers <= 1:
             results: Iterable[np.ndarray] = map(run, groups)
         else:
+            from concurrent.futures import ThreadPoolExecutor  # bulk work only
+
             pool = ThreadPoolExecutor(workers, thread_name_prefix="onnx-embed")
             results = pool.map(run, groups)
         try:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import fields, replace
 from pathlib import Path
@@ -130,6 +129,8 @@ def _coerce(value: Any, hint: Any, name: str, source: str) -> Any:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    import tomllib  # here: most runs read no file, and its import compiles a dozen patterns
+
     try:
         with open(path, "rb") as fh:
             return tomllib.load(fh)

@@ -73,6 +73,17 @@ def test_query_loads_no_llm_server_or_builder(index_dir: Path) -> None:
     modules = loaded("query", "Who runs the aging cellar?", *where)
     assert "graphrag.query.mode" in modules
     assert not modules & (NEVER | BUILDING)
+    assert "tomllib" not in modules  # no settings file given: nothing to parse
+
+
+def test_the_onnx_backend_imports_no_exporter_or_thread_pool() -> None:
+    # Both are for the first load of a model and for bulk embedding, not a question.
+    code = "import sys, indexer.onnx_embed; print(' '.join(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=ENV, capture_output=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    modules = set(out.stdout.decode().split())
+    assert "indexer.onnx_embed" in modules
+    assert not modules & {"indexer.onnx_export", "concurrent.futures", "tempfile"}
 
 
 @pytest.mark.parametrize(
