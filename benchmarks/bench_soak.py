@@ -1,7 +1,7 @@
 """Server memory over a soak: ``vault-graphrag serve`` under a bounded load with edits.
 
     python benchmarks/bench_soak.py VAULTS_DIR/obsidian-help --minutes 60 --out soak.csv \
-        [--index-dir PREBUILT_INDEX] [--rate 2] [--edit-every 30]
+        [--index-dir PREBUILT_INDEX] [--rate 2] [--edit-every 30] [--smaps F] [--probe F]
 
 The vault is copied (edits never touch the original; ``cp -p`` keeps mtimes, so a
 prebuilt index given with ``--index-dir``, also copied, stays current). The real
@@ -12,10 +12,13 @@ re-indexes. The server's resident memory (``VmRSS``) is sampled every 10 s into 
 CSV. Printed: RSS after start-up, at 10 and 30 minutes and at the end, the growth
 between the 10th minute and the end (the issue's "flat between the 10th and the 60th
 minute"), the medians of the five minutes up to those points, and the largest sample.
-``--smaps FILE`` also writes where the resident memory is at 10, 30 and 60 minutes (and
-the end): ``/proc/PID/smaps`` summed by mapping (the heap and anonymous memory, each
-shared library, the model's files). ``--minutes 0.2`` is the smoke run the
-tests use.
+``--smaps FILE`` also writes where the resident memory is every 5 minutes (and at the
+end): ``/proc/PID/smaps`` summed by mapping (the heap and anonymous memory, each shared
+library, the model's files). ``--probe FILE`` runs the server under
+``benchmarks/soak_probe.py``, whose sampler writes what the memory is made of (malloc's
+arenas, every bounded cache's fill, the garbage collector; with ``--trace N`` tracemalloc's
+growth since minute 10 by allocation site) as JSON lines. ``--minutes 0.2`` is the smoke
+run the tests use.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import argparse
 import csv
 import http.client
 import json
+import os
 import random
 import shutil
 import statistics
@@ -58,7 +62,7 @@ def wait_preloaded(port: int, proc: subprocess.Popen, timeout: float = 600) -> N
     raise SystemExit("the server did not finish preloading")
 
 
-SMAPS_MINUTES = (10, 30, 60)
+SMAPS_MINUTES = tuple(range(5, 61, 5))  # and at the end
 
 
 def smaps_by_mapping(pid: int) -> dict[str, float]:
@@ -87,9 +91,19 @@ def run(args: argparse.Namespace) -> dict[str, float]:
         shutil.copytree(args.index_dir, index_dir, copy_function=shutil.copy2)
         (index_dir / "server.json").unlink(missing_ok=True)
     port = free_port()
-    cmd = [sys.executable, "-m", "graphrag", "serve", str(vault), "--index-dir", str(index_dir)]
+    server = ["-m", "graphrag"]
+    env = dict(os.environ)
+    if args.probe:
+        # The same server under benchmarks/soak_probe.py's sampler (tracemalloc with --trace).
+        server = [str(ROOT / "benchmarks" / "soak_probe.py")]
+        env.update(
+            SOAK_PROBE_OUT=str(args.probe.resolve()),
+            SOAK_PROBE_TRACE=str(args.trace),
+            SOAK_PROBE_SECONDS=str(args.probe_seconds),
+        )
+    cmd = [sys.executable, *server, "serve", str(vault), "--index-dir", str(index_dir)]
     cmd += ["--port", str(port), "--watch"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(cmd, cwd=ROOT, stderr=subprocess.DEVNULL, env=env)
     samples: list[tuple[float, float, int, float]] = []
     try:
         wait_preloaded(port, proc)
@@ -175,6 +189,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, help="CSV of the samples")
     parser.add_argument("--smaps", type=Path, help="JSON: resident MB by mapping, 10/30/60 min")
+    parser.add_argument("--probe", type=Path, help="JSON lines: benchmarks/soak_probe.py's samples")
+    parser.add_argument("--probe-seconds", type=float, default=60.0, help="between probe samples")
+    parser.add_argument("--trace", type=int, default=0, help="with --probe: tracemalloc frames")
     args = parser.parse_args(argv)
     if not args.vault.is_dir():
         parser.error(f"{args.vault}: not a folder")

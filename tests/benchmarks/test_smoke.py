@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from indexer.tokens import COUNT_CACHE_ENTRIES
 from tests.support.fakes import HASH_BACKEND
 from tests.support.files import ROOT
 
@@ -63,8 +64,19 @@ def test_bench_soak(tmp_path: Path, minutes: str) -> None:
     summary = json.loads(out)
     assert summary["requests"] > 0 and summary["rss_end_mb"] > 0
     assert csv.read_text(encoding="utf-8").startswith("seconds,rss_mb,requests")
-    (at_end,) = json.loads(smaps.read_text(encoding="utf-8")).values()  # shorter than 10 min
+    (at_end,) = json.loads(smaps.read_text(encoding="utf-8")).values()  # shorter than 5 min
     assert at_end["[heap]"] > 1 and sum(at_end.values()) < summary["rss_end_mb"] * 1.2
+
+
+def test_bench_soak_probe(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.jsonl"
+    bench("benchmarks/bench_soak.py", str(ROOT / "sample_vault"), "--minutes", "0.1",
+          "--probe", str(probe), "--probe-seconds", "1")  # fmt: skip
+    rows = [json.loads(line) for line in probe.read_text(encoding="utf-8").splitlines()]
+    assert rows and all("error" not in row for row in rows)
+    last = rows[-1]
+    assert last["smaps"]["[heap]"] > 1 and last["malloc"]["in_use_mb"] > 1
+    assert any(cache["limit"] == COUNT_CACHE_ENTRIES for cache in last["caches"])
 
 
 def test_bench_memory() -> None:
@@ -92,3 +104,11 @@ def test_bench_focus_served() -> None:
 def test_bench_query_parts() -> None:
     out = bench("benchmarks/bench_query_parts.py", "--smoke")
     assert "| packing: related notes, hits |" in out and "| **total** (p50" in out
+
+
+def test_answer_coverage() -> None:
+    out = bench("benchmarks/answer_coverage.py", "--smoke")
+    assert "| budget | answer words in the context | in the gold notes' text |" in out
+    row = next(line for line in out.splitlines() if line.startswith("| 1000 |"))
+    whole, gold = (float(cell) for cell in row.strip("| \n").split("|")[1:])
+    assert 0 < gold <= whole <= 100  # the gold notes' text is part of the context
