@@ -1,0 +1,145 @@
+"""Does query mode's context still hold the answer? Answer words found in the text shown.
+
+``eval`` scores which notes are in the context (recall); a packing rule that shows
+more notes in less text per note raises recall and notes per 1,000 tokens while it
+may cut the passage that answers. The hand-written sets (``benchmarks/qa/``) carry a
+reference ``answer``: this script counts, per question, the share of the answer's
+content words (three letters or more, or a number; not stop words, not words of the
+question) that occur in the context (every note's uri, title and details), and the
+same share in the gold notes' text alone; means per budget. A word-level check,
+not a judge of answers: compare two trees on the same index, never across sets.
+
+    PYTHONPATH=<tree> python benchmarks/answer_coverage.py benchmarks/qa/kepano.jsonl \
+        --vault /tmp/q4/idx/kepano-obsidian [--budget 1000,2000,4000]
+    python benchmarks/answer_coverage.py --smoke     # the sample vault, hashing embedder
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from graphrag.api import VaultRAG  # noqa: E402
+from graphrag.results.query import EntryNote, QueryNote  # noqa: E402
+
+STOP = frozenset(
+    [
+        "the",
+        "and",
+        "for",
+        "with",
+        "that",
+        "this",
+        "from",
+        "are",
+        "was",
+        "were",
+        "has",
+        "have",
+        "had",
+        "but",
+        "not",
+        "you",
+        "your",
+        "its",
+        "their",
+        "them",
+        "they",
+        "what",
+        "which",
+        "who",
+        "when",
+        "where",
+        "how",
+        "why",
+        "does",
+        "did",
+        "can",
+        "could",
+        "would",
+        "should",
+        "will",
+        "into",
+        "onto",
+        "over",
+        "under",
+        "then",
+        "than",
+        "also",
+        "only",
+        "just",
+        "each",
+        "every",
+        "more",
+        "most",
+        "some",
+        "any",
+        "all",
+        "one",
+        "two",
+    ]
+)
+WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?")
+
+
+def words(text: str) -> set[str]:
+    return {
+        w for w in WORD.findall(text.casefold()) if (len(w) >= 3 or w.isdigit()) and w not in STOP
+    }
+
+
+def coverage(rag: VaultRAG, questions: list[dict], budget: int) -> tuple[float, float]:
+    """Mean share of answer words in the whole context, and in the gold notes' text."""
+    whole = gold = 0.0
+    for q in questions:
+        result = rag.query(q["question"], budget=budget, seed=0)
+        docs: list[EntryNote | QueryNote] = [*result.entries, *result.related]
+        wanted = words(q["answer"]) - words(q["question"]) or words(q["answer"])
+        shown = words(" ".join(f"{d.uri} {d.title} {d.note.details}" for d in docs))
+        in_gold = words(
+            " ".join(f"{d.uri} {d.title} {d.note.details}" for d in docs if d.uri in q["gold"])
+        )
+        whole += len(wanted & shown) / len(wanted)
+        gold += len(wanted & in_gold) / len(wanted)
+    return whole / len(questions), gold / len(questions)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("qa", nargs="?", help="a JSONL question set with `answer` fields")
+    parser.add_argument("--vault", help="the vault or index folder the set is asked of")
+    parser.add_argument("--budget", default="1000,2000,4000")
+    parser.add_argument("--smoke", action="store_true", help="the sample vault, one budget")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.smoke:
+            rag = VaultRAG.open(ROOT / "sample_vault", index_dir=Path(tmp) / "idx")
+            qa, budgets = ROOT / "benchmarks" / "qa" / "sample_vault.jsonl", [1000]
+        else:
+            if not args.qa or not args.vault:
+                parser.error("a question set and --vault are needed (or --smoke)")
+            rag = VaultRAG.open(args.vault, update=False)
+            qa, budgets = Path(args.qa), [int(b) for b in args.budget.split(",")]
+        lines = qa.read_text(encoding="utf-8").splitlines()
+        questions = [q for q in map(json.loads, filter(str.strip, lines)) if q.get("answer")]
+        if not questions:
+            parser.error(f"{qa}: no question has an `answer`")
+        print(f"{qa.name}: {len(questions)} questions with an answer")
+        print("| budget | answer words in the context | in the gold notes' text |")
+        print("| ---: | ---: | ---: |")
+        for budget in budgets:
+            whole, gold = coverage(rag, questions, budget)
+            print(f"| {budget} | {100 * whole:.1f} | {100 * gold:.1f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
