@@ -25,7 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+    sys.path.append(str(ROOT))  # after PYTHONPATH: a copy of the tree there is measured
 
 from graphrag.api import VaultRAG  # noqa: E402
 from graphrag.results.query import EntryNote, QueryNote  # noqa: E402
