@@ -63,7 +63,7 @@ class Tokenizer(Protocol):
 # A served vault counts the same note bodies again and again, but a server lives for
 # hours and each edit brings new texts (the edited note rendered as it now reads) whose
 # earlier versions are never asked for again. The cache holds each text's hash, not the
-# text: ~250 bytes an entry however long the text, so the stale entries waiting to be
+# text: ~200 bytes an entry however long the text, so the stale entries waiting to be
 # dropped stay small (kept as texts they were most of the served soak's slow climb,
 # benchmarks/RESULTS.md, "Server memory"). Two of 16,384 texts share a 64-bit hash by
 # chance about once in 10^11 caches.
