@@ -31,7 +31,7 @@ import numpy as np
 from graphrag.budget import MIN_NOTE_TOKENS, TokenCounter
 from graphrag.config.query import QuerySettings
 from graphrag.details import NoteText, query_details
-from graphrag.eval.context import text_tokens
+from graphrag.eval.context import RELATION_KEYS, key_tokens, text_tokens
 from graphrag.focus.mode import related_note
 from graphrag.focus.traverse import Candidate
 from graphrag.query.render import doc_json
@@ -51,6 +51,7 @@ class Packed:
     uris: tuple[str, ...]
     tokens: int
     text_tokens: int = 0  # of ``tokens``, the notes' details
+    relation_tokens: int = 0  # of ``tokens``, the keys saying how a note relates
 
 
 # -- rankings -----------------------------------------------------------------------------
@@ -151,7 +152,7 @@ def pack(
     tried; packing stops when less than the smallest possible note is left or
     ``max_documents`` notes are in.
     """
-    used = text = 0
+    used = text = relations = 0
     chosen: list[str] = []
     for uri in ranked:
         if len(chosen) >= max_documents or budget - used < MIN_NOTE_TOKENS:
@@ -162,7 +163,8 @@ def pack(
             chosen.append(uri)
             used += tokens
             text += text_tokens(note.note.details, tokenizer)
-    return Packed(tuple(chosen), used, text)
+            relations += key_tokens(note.to_json(with_explain=False), RELATION_KEYS, tokenizer)
+    return Packed(tuple(chosen), used, text, relations)
 
 
 class NoteBuilder:

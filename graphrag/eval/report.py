@@ -36,7 +36,8 @@ def table(report: EvalReport) -> tuple[list[str], list[list[str]]]:
 def density_table(report: EvalReport) -> tuple[list[str], list[list[str]]]:
     """Header and rows: per budget and system, the notes shown, evidence density
     (notes and recall per 1,000 tokens used) and where the budget went, in percent
-    of the budget: note text, entry lists, the rest of the notes' metadata."""
+    of the budget: note text, entry lists, the keys saying how notes relate
+    (``context.RELATION_KEYS``), the rest of the notes' metadata."""
     header = [
         "budget",
         "system",
@@ -46,6 +47,7 @@ def density_table(report: EvalReport) -> tuple[list[str], list[list[str]]]:
         "% used",
         "% note text",
         "% lists",
+        "% relations",
         "% other metadata",
         "gold as copy",
     ]
@@ -54,7 +56,7 @@ def density_table(report: EvalReport) -> tuple[list[str], list[list[str]]]:
         for system in report.systems:
             r = report.row(system, budget, ALL)
             share = 100 / budget if budget else 0.0
-            other = max(r.tokens - r.text_tokens - r.list_tokens, 0.0)
+            other = max(r.tokens - r.text_tokens - r.list_tokens - r.relation_tokens, 0.0)
             rows.append(
                 [
                     str(budget),
@@ -65,6 +67,7 @@ def density_table(report: EvalReport) -> tuple[list[str], list[list[str]]]:
                     f"{r.tokens * share:.0f}",
                     f"{r.text_tokens * share:.0f}",
                     f"{r.list_tokens * share:.0f}",
+                    f"{r.relation_tokens * share:.0f}",
                     f"{other * share:.0f}",
                     str(r.copies),
                 ]

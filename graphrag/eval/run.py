@@ -191,7 +191,12 @@ class _PackedBaseline:
             for budget in budgets:
                 packed = pack(order, budget, build, self.rag.tokenizer, self.max_documents)
                 out[budget].append(
-                    Retrieved(packed.uris, packed.tokens, text_tokens=packed.text_tokens)
+                    Retrieved(
+                        packed.uris,
+                        packed.tokens,
+                        text_tokens=packed.text_tokens,
+                        relation_tokens=packed.relation_tokens,
+                    )
                 )
         return out
 
@@ -268,6 +273,7 @@ class Outcome:
     copies: tuple[str, ...] = ()
     text_tokens: int = 0
     list_tokens: int = 0
+    relation_tokens: int = 0
 
     @property
     def found(self) -> tuple[str, ...]:
@@ -297,8 +303,8 @@ class Outcome:
 @dataclass(frozen=True, slots=True)
 class Row:
     """Means over the questions of one type (or ``all``) for one system and budget:
-    recall, all-gold, tokens used, notes shown, and the tokens of note text and of
-    entry lists."""
+    recall, all-gold, tokens used, notes shown, and the tokens of note text, of
+    entry lists and of the keys saying how notes relate."""
 
     system: str
     budget: int
@@ -311,6 +317,7 @@ class Row:
     text_tokens: float = 0.0
     list_tokens: float = 0.0
     copies: int = 0  # gold notes found only as a named copy, summed
+    relation_tokens: float = 0.0
 
     @property
     def notes_per_1k(self) -> float:
@@ -364,6 +371,7 @@ class EvalReport:
             notes=sum(len(o.uris) for o in picked) / n,
             text_tokens=sum(o.text_tokens for o in picked) / n,
             list_tokens=sum(o.list_tokens for o in picked) / n,
+            relation_tokens=sum(o.relation_tokens for o in picked) / n,
             copies=sum(len(o.found_as_copy) for o in picked),
         )
 
@@ -398,6 +406,7 @@ class EvalReport:
                     "recallPer1k": round(r.recall_per_1k, 4),
                     "textTokens": round(r.text_tokens, 1),
                     "listTokens": round(r.list_tokens, 1),
+                    "relationTokens": round(r.relation_tokens, 1),
                     "goldFoundAsCopy": r.copies,
                 }
                 for r in self.rows()
@@ -482,7 +491,15 @@ def run_eval(
                 )
             outcomes.extend(
                 Outcome(
-                    q, system.name, budget, r.uris, r.tokens, r.copies, r.text_tokens, r.list_tokens
+                    q,
+                    system.name,
+                    budget,
+                    r.uris,
+                    r.tokens,
+                    r.copies,
+                    r.text_tokens,
+                    r.list_tokens,
+                    r.relation_tokens,
                 )
                 for q, r in zip(questions, got, strict=True)
             )

@@ -155,6 +155,8 @@ def test_tables_show_percentages_and_misses(tiny: VaultRAG, tmp_path: Path):
         " 50.0 ",
         " 10 ",
     ]
+    density = next(line for line in md if line.startswith("| budget | system | notes |"))
+    assert "| % note text | % lists | % relations | % other metadata |" in density
     misses = render_misses(report, 1000)
     assert "| s1 | single | ok |" in misses
     assert "| m1 | multi | `A`, `B` |" in misses
@@ -173,6 +175,7 @@ def test_tables_show_percentages_and_misses(tiny: VaultRAG, tmp_path: Path):
         "recallPer1k": 50.0,
         "textTokens": 0.0,
         "listTokens": 0.0,
+        "relationTokens": 0.0,
         "goldFoundAsCopy": 0,
     } in data["rows"]
 
@@ -273,7 +276,15 @@ class _QueryStub:
                     {"uri": "A", "details": "one two", "children": [{"uri": "X", "title": "X"}]},
                     {"uri": "B", "details": "three", "copies": [{"uri": "D", "title": "D"}]},
                 ],
-                "relatedNotes": [{"uri": "C", "details": "four"}, {"uri": "A", "details": ""}],
+                "relatedNotes": [
+                    {
+                        "uri": "C",
+                        "details": "four",
+                        "relationToFocusNote": "Object",
+                        "focusUri": "B",
+                    },
+                    {"uri": "A", "details": ""},
+                ],
                 "tokens": {"budget": budget, "used": budget // 2},
             }
         )
@@ -283,8 +294,9 @@ def test_graphrag_system_collects_entry_and_related_notes():
     rag = _QueryStub()
     questions = [Question("1", "first?", ("C",), "single"), Question("2", "second?", ("A",), "s")]
     out = GraphRAGSystem(rag, seed=5).run(questions, [100, 200])  # type: ignore[arg-type]
-    # uris shown, copies named, and the tokens of the notes' text and of the lists
-    assert out[100][0] == Retrieved(("A", "B", "C"), 50, ("D",), 2 + 1 + 1 + 1, 1)
+    # uris shown, copies named, and the tokens of the notes' text, of the lists and of
+    # the keys saying how a note relates (each a one-word JSON object to _Words)
+    assert out[100][0] == Retrieved(("A", "B", "C"), 50, ("D",), 2 + 1 + 1 + 1, 1, 2)
     assert out[200][1].tokens == 100
     # question by question, so query mode's vector cache serves the other budgets
     assert rag.calls == [
@@ -335,10 +347,14 @@ def test_packing_follows_rank_order_skips_what_does_not_fit_and_caps_documents(
     assert cost[big] > cost[small]
     # room for the small note only: the big one is skipped, the next one tried
     text = {u: text_tokens(build(u).note.details, tok) for u in (big, small, mid)}
+    # a baseline note says its relation too (Self: found by its own match)
+    relation = tok.count('{"relationToFocusNote":"Self"}')
     packed = pack([big, small, mid], cost[small] + 5, build, tok, max_documents=10)
-    assert packed == Packed((small,), cost[small], text[small])
+    assert packed == Packed((small,), cost[small], text[small], relation)
     everything = pack([big, small, mid], 10_000, build, tok, max_documents=10)
-    assert everything == Packed((big, small, mid), sum(cost.values()), sum(text.values()))
+    assert everything == Packed(
+        (big, small, mid), sum(cost.values()), sum(text.values()), 3 * relation
+    )
     assert 0 < everything.text_tokens < everything.tokens
     assert pack([big, small, mid], 10_000, build, tok, max_documents=2).uris == (big, small)
     # a long note shows its best chunks within the related-note length, as in query mode
