@@ -73,12 +73,13 @@ def parse_query(text: str) -> ParsedQuery:
     return ParsedQuery(text, " ".join(search.split()), tags)
 
 
-def _words(text: str) -> list[str]:
+def name_words(text: str) -> list[str]:
+    """The words titles, aliases and the text naming them are compared by."""
     return WORD_RE.findall(text.replace("\u2019", "'"))
 
 
 def _phrase(text: str) -> str:
-    return " ".join(w.casefold() for w in _words(text))
+    return " ".join(w.casefold() for w in name_words(text))
 
 
 def title_table(corpus: Corpus, graph: VaultGraph) -> dict[str, list[int]]:
@@ -116,7 +117,7 @@ def title_matches(
     ``vocabulary`` (the vault's own words), a run holding a word the vault never
     uses, a typo, also names a note whose name it misspells (``fuzzy_matches``)."""
     table = title_table(corpus, graph)
-    words = _words(query.search_text)
+    words = name_words(query.search_text)
     folded = [w.casefold() for w in words]
     lone = _lone_word_names(words)
     found: dict[int, str] = {}

@@ -13,7 +13,9 @@ Pipeline (docs/architecture.md, "Query mode"):
    ``close_depth`` hops of an entry, by default the traversal's own ``max_hops``,
    or on a path between entries);
 4. packing (``pack.py``): entries with their best passages, the best vector
-   hit, then the related notes fused with the hybrid ranking, while each rendered
+   hit and the best BM25 hit, the note their passages name without a link that the
+   graph does not reach (``mentions.py``; the ones it reaches count as bridges),
+   then the related notes fused with the hybrid ranking, while each rendered
    note fits the budget (entries included) and ``max_documents`` is not reached;
    copies take no slot; entries' lists get what is left.
 """
@@ -33,11 +35,12 @@ from graphrag.config.query import QuerySettings
 from graphrag.focus.traverse import Candidate, traverse
 from graphrag.query.entry import Entry, ParsedQuery, select_entries, text_evidence
 from graphrag.query.expand import path_expansion, tag_expansion
+from graphrag.query.mentions import unlinked_mentions
 from graphrag.query.notes import DetailSource
 from graphrag.query.pack import BodyShingles, Packer, Packing, fill_hits, search_hits
 from graphrag.query.render import connection_lines, renderer
 from graphrag.query.request import QueryRequest
-from graphrag.query.score import Found, link_context, rank, weigh
+from graphrag.query.score import Found, Ranked, link_context, rank, weigh
 from graphrag.query.selector import SimilaritySelector
 from graphrag.results.notes import Relation
 from graphrag.results.query import EntryNote, QueryNote, QueryResult
@@ -125,10 +128,18 @@ def run_query(
     best_hits = top_notes(sims, 1, allowed, -1.0)
     if lex is not None:
         best_hits += top_notes(lex, 1, allowed, 0.0)
+    reached, unreached = _mentioned(index, corpus, graph, chunk_scores, best_hits, ranked, qs)
+    # The part of the question the best hits leave open: of the notes their passages
+    # name and the graph does not reach, the one most similar to the question, pinned
+    # after them, if its text is evidence as a search hit's must be.
+    evident = [i for i in unreached if (by_vector[i] or by_lexical[i])]
+    if allowed is not None:
+        evident = [i for i in evident if allowed[i]]
+    best_hits += sorted(evident, key=lambda i: (-sims[i], i))[:1]
     bodies = corpus.derived("pack.body_shingles", lambda: BodyShingles(index.body))
     packing = Packing(budget - reserve, render, tokenizer, qs.max_documents, bodies)
     packing.skipped.extend(dropped)
-    packer = Packer(graph, corpus, chunk_text, qs, fs, sims, explain)
+    packer = Packer(graph, corpus, chunk_text, qs, fs, sims, explain, reached)
     best = [corpus.uris[i] for i in best_hits]
     packer.pack(packing, entries, ranked, hits, best, budget, rest)
     docs, skipped, used = packing.docs, packing.skipped, packing.used
@@ -161,6 +172,28 @@ def nothing_found(question: ParsedQuery, filters: dict | None, graph: VaultGraph
     ]
     tags = f" (no note has {', '.join('#' + t for t in missing)})" if missing else ""
     return f"no note is relevant to {question.text!r}{where}{tags}"
+
+
+def _mentioned(
+    index: IndexSnapshot,
+    corpus: Corpus,
+    graph: VaultGraph,
+    chunk_scores: np.ndarray,
+    best_hits: list[int],
+    ranked: list[Ranked],
+    qs: QuerySettings,
+) -> tuple[frozenset[str], list[int]]:
+    """The notes the best hits' passages name without a link (``mentions.py``), split:
+    those the graph reached too (uris: they count as bridges in the fusion), and those
+    it did not (indices: the content join no link makes, pinned after the best hits)."""
+    mentioned = unlinked_mentions(
+        index, corpus, graph, chunk_scores, best_hits, qs.title_max_notes, qs.title_min_chars
+    )
+    if not mentioned:
+        return frozenset(), []
+    in_graph = {r.found.cand.uri for r in ranked}
+    reached = frozenset(corpus.uris[i] for i in mentioned if corpus.uris[i] in in_graph)
+    return reached, [i for i in mentioned if corpus.uris[i] not in in_graph]
 
 
 # -- discovery -------------------------------------------------------------------------------

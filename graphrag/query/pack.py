@@ -19,7 +19,8 @@ there. The budget is spent in this order:
    notes answer the question; reciprocal rank fusion puts the notes both rank
    high first and alternates between the two after that. The **bridges** (notes an entry links to from its passage
    that best matches the question, or from a property: "the cellar is run by
-   [[Mira Halvorsen]]") count in a third ranking, since the second note of a
+   [[Mira Halvorsen]]", or naming it without a link, ``mentions.py``) count in a
+   third ranking, since the second note of a
    two-hop question is one text similarity alone does not find. When the graph runs out of notes the search keeps
    filling: a larger budget never holds less evidence than ``hybrid_search``
    would. A search hit is a related note with the relation ``MatchesQuestion``,
@@ -269,6 +270,9 @@ class Packer:
     fs: FocusSettings
     sims: np.ndarray
     explain: bool = False
+    # Notes the best hits' passages name without a link that the graph reached too
+    # (``mentions.py``): bridges written without brackets.
+    mentioned: frozenset[str] = frozenset()
 
     def pack(
         self,
@@ -292,7 +296,7 @@ class Packer:
                 packing.add_new(pinned)
                 pins.add(pinned.uri)
         others = [r for r in ranked if r.found.cand.uri not in pins]
-        bridges = [r for r in others if self.bridge(r)]
+        bridges = [r for r in others if self.bridge(r) or r.found.cand.uri in self.mentioned]
         self.pack_related(packing, fuse(others, hits, self.qs.rrf_k, bridges))
         self.pack_related(packing, rest, fill=True)
         self.pack_lists(packing)

@@ -1,0 +1,124 @@
+"""Unlinked mentions (graphrag/query/mentions.py): a best hit's passage that names a
+note by its title, without a link, joins the two notes as a link would."""
+
+from __future__ import annotations
+
+from graphrag.query.mentions import passage_mentions
+from tests.support.query_vault import make_rag, uris
+
+TABLE = {
+    "power word kill": [1],
+    "heal": [2],
+    "fireball": [3],
+    "wand of fireballs": [4],
+    "markdown": [5, 6],  # two notes bear it: it names neither
+    "monk": [7],
+}
+
+
+def test_a_title_in_the_text_is_a_mention_in_any_case():
+    text = "9th level (1 slot): Power Word Kill, and then the lich rests."
+    assert passage_mentions(text, TABLE, 1, 4) == [1]
+
+
+def test_a_one_word_title_is_a_mention_only_where_the_text_sets_it_off():
+    assert passage_mentions("the disease ends only by heal", TABLE, 1, 4) == []
+    assert passage_mentions("the disease ends only by *heal*", TABLE, 1, 4) == [2]
+    assert passage_mentions("cast the **fireball** spell", TABLE, 1, 4) == [3]
+    assert passage_mentions("cast the _fireball_ spell", TABLE, 1, 4) == [3]
+
+
+def test_links_are_no_mentions():
+    # a link is in the graph already; one hidden from it must not be read back
+    assert (
+        passage_mentions("see [[Power Word Kill]] and [*heal*](Spells/Heal.md)", TABLE, 1, 4) == []
+    )
+    assert passage_mentions("see [[Spells/X|power word kill]]", TABLE, 1, 4) == []
+
+
+def test_a_name_several_notes_bear_or_inside_a_longer_one_names_nothing():
+    assert passage_mentions("written in *markdown*", TABLE, 1, 4) == []
+    # "wand of fireballs" is read whole: the shorter names in it are not mentions
+    assert passage_mentions("a *wand of fireballs*", {**TABLE, "fireballs": [9]}, 1, 4) == [4]
+
+
+def test_mentions_come_in_the_order_written():
+    text = "Power word kill first, then *monk* and *heal*."
+    assert passage_mentions(text, TABLE, 1, 4) == [1, 7, 2]
+
+
+# -- in query mode ---------------------------------------------------------------------------
+QUESTION = "which is the strongest spell the lich has prepared and what does that spell do"
+
+
+def _lich(named: str) -> dict[str, str]:
+    # The lich's passage names the spell without a link; nothing links the two notes, and
+    # the spell's note shares few words with the question. Thirty lore notes share more,
+    # so the text ranking and the graph fill a small budget without it.
+    files = {
+        f"Lore/Lore {i:02d}.md": f"# Lore {i:02d}\n\nThe strongest spell a lich has prepared, "
+        f"as tale {i} tells it, is a rumour. " + " ".join(f"lore{i}x{j}" for j in range(40)) + "\n"
+        for i in range(30)
+    }
+    files["Monsters/Lich.md"] = (
+        "# Lich\n\nSpellcasting. The lich is a spellcaster and has prepared these spells: "
+        f"cantrips *mage hand*; 9th level (1 slot): *{named}*. Its strongest spell.\n"
+    )
+    files["Spells/Power Word Kill.md"] = (
+        "# Power Word Kill\n\nA spell: you utter a word of power and one creature with 100 "
+        "hit points or fewer dies. What that spell does is final: the strongest word.\n"
+    )
+    return files
+
+
+def test_a_note_the_best_hit_names_without_a_link_is_pinned_after_it(tmp_path):
+    rag = make_rag(tmp_path / "named", _lich("power word kill"))
+    for budget in (600, 1000):
+        result = rag.query(QUESTION, budget=budget, seed=0)
+        shown = uris([*result.entries, *result.related])
+        assert shown[0] == "Monsters/Lich"
+        assert "Spells/Power Word Kill" in shown, budget
+    # Without the mention (the lich prepares another spell) the budget goes elsewhere.
+    other = make_rag(tmp_path / "other", _lich("time stop"))
+    for budget in (600, 1000):
+        result = other.query(QUESTION, budget=budget, seed=0)
+        assert "Spells/Power Word Kill" not in uris([*result.entries, *result.related])
+
+
+def test_a_mentioned_note_needs_evidence_of_its_own_to_be_pinned(tmp_path):
+    files = _lich("power word kill")
+    files["Spells/Power Word Kill.md"] = "# Power Word Kill\n\nOne creature with 100 hp dies.\n"
+    rag = make_rag(tmp_path, files)
+    result = rag.query(QUESTION, budget=1000, seed=0)
+    assert "Spells/Power Word Kill" not in uris([*result.entries, *result.related])
+
+
+# -- a mention the graph reaches too: a bridge --------------------------------------------
+KNIGHT_QUESTION = "who guards the lich's tomb and how strong is that guard"
+
+
+def _tomb(named: str) -> dict[str, str]:
+    # Every monster links to the lich (the graph reaches them all, one hop back); five
+    # say more about the question than the one the lich's passage names.
+    files = {
+        f"Monsters/Beast {i:02d}.md": f"# Beast {i:02d}\n\nA strong beast, seen near the tomb "
+        f"of the [[Lich]] in tale {i}. " + " ".join(f"beast{i}x{j}" for j in range(40)) + "\n"
+        for i in range(5)
+    }
+    files["Monsters/Lich.md"] = (
+        "# Lich\n\nThe lich's tomb is guarded by a " + named + " sworn to it.\n"
+    )
+    files["Monsters/Dread Knight.md"] = (
+        "# Dread Knight\n\nServes the [[Lich]]. Armour class 20, 150 hit points.\n"
+    )
+    return files
+
+
+def test_a_mentioned_note_the_graph_reaches_ranks_as_a_bridge(tmp_path):
+    rag = make_rag(tmp_path / "named", _tomb("dread knight"))
+    result = rag.query(KNIGHT_QUESTION, budget=500, seed=0)
+    assert uris(result.entries)[0] == "Monsters/Lich"
+    assert "Monsters/Dread Knight" in uris(result.related)
+    other = make_rag(tmp_path / "other", _tomb("stone golem"))
+    result = other.query(KNIGHT_QUESTION, budget=500, seed=0)
+    assert "Monsters/Dread Knight" not in uris(result.related)
