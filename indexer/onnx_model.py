@@ -5,11 +5,23 @@ reads them, and checks them first, so that a missing or damaged file is an error
 naming it rather than a crash deep in ONNX Runtime or, worse, wrong vectors.
 Importing it costs nothing: onnxruntime and tokenizers are imported when a model loads
 (docs/architecture.md, embedding).
+
+ONNX Runtime rewrites the graph each time it opens it (fusing its operations): about 40%
+of opening a session here, which a question from the shell pays every time. The first
+session on a machine saves the rewritten graph beside the export (``OPTIMIZED``, named
+for the ONNX Runtime version, the CPU and the graph file), and later ones open that with
+the rewriting turned off: the same vectors, bit for bit (checked on every chunk of
+obsidian-help and the question sets; ``tests/indexer/test_onnx_embed.py``).
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
+import logging
+import os
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -17,6 +29,8 @@ from typing import Any
 import numpy as np
 
 from .errors import ModelFileError
+
+log = logging.getLogger(__name__)
 
 EXPORT_FORMAT = 1
 GRAPH = "model.onnx"
@@ -26,6 +40,7 @@ META = "export.json"
 OUTPUT = "sentence_embedding"
 # The tokenizer's outputs the graph may take, by the names transformers gives them.
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+OPTIMIZED = "model.optimized-{key}.onnx"  # the rewritten graph (weights stay in WEIGHTS)
 
 
 class OnnxModel:
@@ -60,21 +75,28 @@ class OnnxModel:
 
     @staticmethod
     def _session(path: Path, threads: int) -> Any:
+        """A session on ``path``, through the saved rewritten graph when there is one."""
         import onnxruntime as ort
 
-        options = ort.SessionOptions()
-        options.log_severity_level = 3
-        # One thread per run: a question is a few milliseconds of work, and handing it
-        # between threads on a busy machine costs more than it saves (torch measured 30x
-        # slower with two threads under load). Bulk work runs batches side by side instead.
-        options.intra_op_num_threads = threads or 1
-        options.inter_op_num_threads = 1
-        # No CPU memory arena: the arena keeps the peak of the largest batch it ever ran
-        # (one batch of 64 long chunks held ~600 MB for good), which a long-running
-        # server would carry forever; plain malloc hands it back (serve/memory.py trims).
-        # A question embeds no slower without it (benchmarks/RESULTS.md, "Server memory").
-        options.enable_cpu_mem_arena = False
-        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        saved = optimized_path(path, ort.__version__)
+        extended = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+        if saved.is_file():
+            try:
+                return _open(saved, threads, ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
+            except Exception as exc:  # damaged, or not loadable here: rewrite it
+                log.info("%s not usable (%s); optimising the graph again", saved, exc)
+        # EXTENDED, not ALL: the layout rewrites ALL adds are for the CPU it ran on, and
+        # this model has nothing they apply to (ALL and EXTENDED give the same vectors).
+        tmp = saved.with_name(f".{saved.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        try:
+            session = _open(path, threads, extended, save=tmp)
+            os.replace(tmp, saved)
+            return session
+        except Exception as exc:  # a read-only cache folder: open without saving
+            log.info("the optimised graph could not be saved in %s (%s)", saved.parent, exc)
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
+        return _open(path, threads, extended)
 
     def encode(self, texts: Sequence[str]) -> list[Any]:
         """Token encodings (``tokenizers.Encoding``), truncated, not padded."""
@@ -97,6 +119,47 @@ class OnnxModel:
 
     def run(self, texts: Sequence[str]) -> np.ndarray:
         return self.run_encoded(self.encode(texts))
+
+
+def _open(path: Path, threads: int, level: Any, save: Path | None = None) -> Any:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    options.graph_optimization_level = level
+    if save is not None:
+        options.optimized_model_filepath = str(save)
+    # One thread per run: a question is a few milliseconds of work, and handing it
+    # between threads on a busy machine costs more than it saves (torch measured 30x
+    # slower with two threads under load). Bulk work runs batches side by side instead.
+    options.intra_op_num_threads = threads or 1
+    options.inter_op_num_threads = 1
+    # No CPU memory arena: the arena keeps the peak of the largest batch it ever ran
+    # (one batch of 64 long chunks held ~600 MB for good), which a long-running
+    # server would carry forever; plain malloc hands it back (serve/memory.py trims).
+    # A question embeds no slower without it (benchmarks/RESULTS.md, "Server memory").
+    options.enable_cpu_mem_arena = False
+    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+def optimized_path(graph: Path, ort_version: str) -> Path:
+    """Where the rewritten graph of ``graph`` is saved: beside it, named for what the
+    rewriting depends on (ONNX Runtime's version, the CPU, the graph file itself)."""
+    st = graph.stat()
+    key = f"{ort_version}|{cpu_name()}|{st.st_size}|{st.st_mtime_ns}"
+    return graph.with_name(OPTIMIZED.format(key=hashlib.sha256(key.encode()).hexdigest()[:16]))
+
+
+def cpu_name() -> str:
+    """The CPU's model name (Linux), else the empty string."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return ""
 
 
 def open_export(folder: Path, threads: int = 0) -> OnnxModel | None:

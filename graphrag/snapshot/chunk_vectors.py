@@ -37,6 +37,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from indexer.onnx_model import cpu_name as _cpu_name
+
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
 
@@ -314,17 +316,6 @@ def _half_ratio() -> float:
     except OSError:  # an unwritable cache: measured again by the next process
         pass
     return ratio
-
-
-def _cpu_name() -> str:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return ""
 
 
 def _measure_half(rows: int = PROBE_ROWS, dim: int = 384) -> float:
