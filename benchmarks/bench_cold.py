@@ -2,17 +2,21 @@
 
 Each command is a fresh process, as a person (or a script in a loop) runs it:
 
-* ``focus``, ``search --mode lexical``, ``search --mode hybrid``, ``query`` and
+* ``focus``, ``search --mode lexical|semantic|hybrid``, ``query`` and
   ``ask --prompt-only`` on VAULT (its index built beforehand; ``--no-server``);
 * the floor (``--floor``, default ``benchmarks/floor_embed.py``: Python, import
-  onnxruntime, load the model, tokenize, one embedding) and ``python -c pass``.
+  onnxruntime, load the model, tokenize, one embedding) and ``python -c pass``;
+* with ``--before TREE``, each command once more from another checkout's code (a
+  folder holding its ``graphrag`` and ``indexer``, e.g. ``git archive`` of an older
+  commit), in the same rounds: the before/after ratio is paired like the floor's.
 
 The commands run in turn, round after round, the order rotated each round, so a
 slow spell of the machine touches every command alike; each command's ratio to
-the floor is taken round by round (the same round's floor) and its median quoted.
+the floor is taken round by round (the same round's floor) and its median quoted,
+for wall time and for CPU time (user + system of the finished process).
 
     python benchmarks/bench_cold.py --vaults ../shared/vaults --vault obsidian-help \\
-        --index-dir /tmp/idx/obsidian-help [--runs 7] [--served] [--out FILE]
+        --index-dir /tmp/idx/obsidian-help [--runs 7] [--served] [--before DIR] [--out FILE]
     python benchmarks/bench_cold.py --smoke   # sample_vault, one round, no floor (CI)
 
 The index must be current (the script checks): the figures are for answering, not
@@ -24,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shlex
 import statistics
 import subprocess
@@ -51,44 +56,74 @@ def commands(
     return {
         "focus": [*cli, "focus", note, *where, "--seed", "1"],
         "search lexical": [*cli, "search", question, "--mode", "lexical", *where],
+        "search semantic": [*cli, "search", question, "--mode", "semantic", *where],
         "search hybrid": [*cli, "search", question, "--mode", "hybrid", *where],
         "query": [*cli, "query", question, *where, "--seed", "1"],
         "ask --prompt-only": [*cli, "ask", question, *where, "--prompt-only", "--seed", "1"],
     }
 
 
-def timed(cmd: list[str]) -> float:
+BEFORE = " (before)"  # suffix of a command run from the --before tree
+
+
+def timed(cmd: list[str], cwd: Path = ROOT) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one run of ``cmd`` as a whole process. ``cwd`` is
+    the checkout whose code ``python -m graphrag`` runs (its folder comes first)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    done = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise SystemExit(f"{shlex.join(cmd)} failed:\n{done.stderr.decode(errors='replace')}")
-    return seconds
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return seconds, cpu
 
 
-def run(cmds: dict[str, list[str]], rounds: int) -> dict[str, list[float]]:
-    times: dict[str, list[float]] = {name: [] for name in cmds}
-    names = list(cmds)
+Times = dict[str, list[tuple[float, float]]]
+
+
+def run(cmds: dict[str, list[str]], rounds: int, before: Path | None = None) -> Times:
+    """Every command once a round, order rotated; with ``before``, each ``python -m
+    graphrag`` command also from that tree (named NAME + BEFORE)."""
+    runs: dict[str, tuple[list[str], Path]] = {}
+    for name, cmd in cmds.items():
+        runs[name] = (cmd, ROOT)
+        if before is not None and cmd[1:3] == ["-m", "graphrag"]:
+            runs[name + BEFORE] = (cmd, before)
+    times: Times = {name: [] for name in runs}
+    names = list(runs)
     for r in range(rounds):
         k = r % len(names)
         for name in names[k:] + names[:k]:
-            times[name].append(timed(cmds[name]))
+            times[name].append(timed(*runs[name]))
     return times
 
 
-def table(times: dict[str, list[float]], floor: str | None) -> str:
+def _ratio(ts: list[tuple[float, float]], base: list[tuple[float, float]], i: int) -> str:
+    return f"{statistics.median(t[i] / b[i] for t, b in zip(ts, base, strict=True)):.2f}x"
+
+
+def table(times: Times, floor: str | None) -> str:
+    """Medians, and ratios taken round by round: to the floor, and to the same command
+    from the --before tree."""
     lines = [
-        "| command | min s | median s | max s | median ratio to the floor (same round) |",
-        "| --- | --- | --- | --- | --- |",
+        "| command | wall s (min / median / max) | CPU s (median) | wall / floor "
+        "| CPU / floor | wall / before | CPU / before |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for name, ts in times.items():
-        ratio = ""
+        walls = [t[0] for t in ts]
+        cpu = statistics.median(t[1] for t in ts)
+        to_floor = ["", ""]
         if floor is not None and name != floor:
-            ratio = (
-                f"{statistics.median(t / f for t, f in zip(ts, times[floor], strict=True)):.2f}x"
-            )
+            to_floor = [_ratio(ts, times[floor], 0), _ratio(ts, times[floor], 1)]
+        to_before = ["", ""]
+        if name + BEFORE in times:
+            to_before = [_ratio(ts, times[name + BEFORE], 0), _ratio(ts, times[name + BEFORE], 1)]
         lines.append(
-            f"| {name} | {min(ts):.2f} | {statistics.median(ts):.2f} | {max(ts):.2f} | {ratio} |"
+            f"| {name} | {min(walls):.2f} / {statistics.median(walls):.2f} / {max(walls):.2f} "
+            f"| {cpu:.2f} | {' | '.join(to_floor)} | {' | '.join(to_before)} |"
         )
     return "\n".join(lines)
 
@@ -113,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=7, help="rounds")
     ap.add_argument("--floor", default=f"{sys.executable} {FLOOR}", help="the floor command")
     ap.add_argument("--out", type=Path, help="append the table to this Markdown file")
+    ap.add_argument("--before", type=Path, help="also run each command from this checkout's code")
     ap.add_argument("--smoke", action="store_true", help="sample_vault, one round, no floor")
     ap.add_argument(
         "--served",
@@ -137,7 +173,10 @@ def main(argv: list[str] | None = None) -> int:
         floor = "floor"
         cmds[floor] = shlex.split(args.floor)
     cmds["python -c pass"] = [sys.executable, "-c", "pass"]
-    times = run(cmds, args.runs)
+    before = args.before.resolve() if args.before else None
+    if before is not None and not (before / "graphrag" / "__init__.py").is_file():
+        ap.error(f"{before}: no graphrag package there")
+    times = run(cmds, args.runs, before)
     text = table(times, floor)
     load = os.getloadavg()
     text += (
@@ -146,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{os.environ.get('VAULTRAG_EMBEDDING__BACKEND', 'auto (settings)')}.\n"
     )
     print(text)
-    print(json.dumps({k: [round(t, 3) for t in v] for k, v in times.items()}))
+    print(json.dumps({k: [[round(x, 3) for x in t] for t in v] for k, v in times.items()}))
     if args.out:
         with open(args.out, "a", encoding="utf-8") as fh:
             fh.write(text)
