@@ -48,6 +48,18 @@ def test_mentions_come_in_the_order_written():
 
 
 # -- in query mode ---------------------------------------------------------------------------
+def _tales(prefix: str, count: int, lead: str) -> dict[str, str]:
+    """``count`` notes ``<prefix> NN``, each ``lead`` (``{i}`` its number) and 40 words
+    of its own."""
+    name = prefix.rsplit("/", 1)[-1]
+    return {
+        f"{prefix} {i:02d}.md": f"# {name} {i:02d}\n\n{lead.format(i=i)} "
+        + " ".join(f"{name.lower()}{i}x{j}" for j in range(40))
+        + "\n"
+        for i in range(count)
+    }
+
+
 QUESTION = "which is the strongest spell the lich has prepared and what does that spell do"
 
 
@@ -55,11 +67,9 @@ def _lich(named: str) -> dict[str, str]:
     # The lich's passage names the spell without a link; nothing links the two notes, and
     # the spell's note shares few words with the question. Thirty lore notes share more,
     # so the text ranking and the graph fill a small budget without it.
-    files = {
-        f"Lore/Lore {i:02d}.md": f"# Lore {i:02d}\n\nThe strongest spell a lich has prepared, "
-        f"as tale {i} tells it, is a rumour. " + " ".join(f"lore{i}x{j}" for j in range(40)) + "\n"
-        for i in range(30)
-    }
+    files = _tales(
+        "Lore", 30, "The strongest spell a lich has prepared, as tale {i} tells it, is a rumour."
+    )
     files["Monsters/Lich.md"] = (
         "# Lich\n\nSpellcasting. The lich is a spellcaster and has prepared these spells: "
         f"cantrips *mage hand*; 9th level (1 slot): *{named}*. Its strongest spell.\n"
@@ -100,11 +110,9 @@ KNIGHT_QUESTION = "who guards the lich's tomb and how strong is that guard"
 def _tomb(named: str) -> dict[str, str]:
     # Every monster links to the lich (the graph reaches them all, one hop back); five
     # say more about the question than the one the lich's passage names.
-    files = {
-        f"Monsters/Beast {i:02d}.md": f"# Beast {i:02d}\n\nA strong beast, seen near the tomb "
-        f"of the [[Lich]] in tale {i}. " + " ".join(f"beast{i}x{j}" for j in range(40)) + "\n"
-        for i in range(5)
-    }
+    files = _tales(
+        "Monsters/Beast", 5, "A strong beast, seen near the tomb of the [[Lich]] in tale {i}."
+    )
     files["Monsters/Lich.md"] = (
         "# Lich\n\nThe lich's tomb is guarded by a " + named + " sworn to it.\n"
     )
