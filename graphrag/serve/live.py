@@ -107,7 +107,10 @@ class LiveIndex:
             self.progress = None
             self._lock.release()
             # An update's parse, embedding and new snapshot leave freed memory (and the
-            # model file's pages) resident until the next trim: give them back now.
+            # model file's pages) resident until the next trim: give them back now. The
+            # replaced snapshot goes first: still referenced here, it would survive the
+            # collection and be frozen with the heap until the next update.
+            replaced = None
             try:
                 memory.trim(thaw=True)  # the replaced snapshot may be in the frozen heap
             except Exception:  # never fail an update for this

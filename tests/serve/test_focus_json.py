@@ -16,6 +16,7 @@ from graphrag import VaultRAG
 from graphrag.config import load_settings
 from graphrag.config.server import ServerSettings
 from graphrag.focus.render import relation_sentence
+from graphrag.serve import memory
 from graphrag.serve.app import ANSWERS, LIST_ITEMS, create_app
 from graphrag.serve.focus_json import Answers, ListItems, dumps, encode_focus
 from tests.support.fakes import HashEmbedder
@@ -155,6 +156,27 @@ def test_replaced_snapshots_and_their_caches_are_collected(rag: VaultRAG) -> Non
         gc.collect()
         assert [ref() is None for ref in replaced] == [True, True, True]
         assert rag.snapshot is not None
+
+
+def test_an_update_collects_the_snapshot_it_replaced_with_the_heap_frozen(rag: VaultRAG) -> None:
+    """The server freezes its heap after the preload (``memory.freeze_heap``); an update's
+    own trim must collect the snapshot it replaced, not freeze it until the next update
+    (one stale generation and its caches, 12-17 MB on obsidian-help, held all the time)."""
+    assert rag.vault is not None
+    with client(rag) as http:
+        assert http.post("/focus", json={"note": "Home", "seed": 1}).status_code == 200
+        assert http.post("/query", json={"question": "who makes the cheese?"}).status_code == 200
+        assert http.post("/search", json={"query": "brine", "mode": "hybrid"}).status_code == 200
+        # The corpus, not the snapshot: its caches hold cycles, so only a collection
+        # frees it once the snapshot is gone.
+        replaced = weakref.ref(rag.snapshot.corpus)
+        memory.freeze_heap()
+        try:
+            write(rag.vault, "Home.md", "# Home\n\nedited while frozen [[Glossary]]\n")
+            assert http.post("/index", json={}).status_code == 200
+            assert replaced() is None  # no collection here: the update's trim did it
+        finally:
+            gc.unfreeze()
 
 
 def test_answers_are_bounded_in_bytes_least_recently_used_out() -> None:
