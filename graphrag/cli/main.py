@@ -117,13 +117,15 @@ def main() -> NoReturn:
 
 
 def leave(code: int) -> NoReturn:
-    """End the process with ``code`` without the interpreter's teardown (see ``main``)."""
+    """End the process with ``code`` without the interpreter's teardown (see ``main``),
+    in Python's own order: other threads first (while one runs, Python exits as usual:
+    it waits for them), then the ``atexit`` handlers (logging's flush), then the output."""
+    if any(t.is_alive() and not t.daemon for t in threading.enumerate()[1:]):
+        sys.exit(code)
+    atexit._run_exitfuncs()
     try:
         sys.stdout.flush()
         sys.stderr.flush()
     except (OSError, ValueError):  # a closed pipe: Python's own exit reports it
         sys.exit(code)
-    atexit._run_exitfuncs()  # logging's flush, executors' joins: what exit would run
-    if any(t.is_alive() and not t.daemon for t in threading.enumerate()[1:]):
-        sys.exit(code)  # Python waits for them; so do we
     os._exit(code)
