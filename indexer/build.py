@@ -38,6 +38,7 @@ from .note_vectors import write as write_note_vectors
 from .notes_io import note_to_row
 from .parse import ParsedNote, content_hash, note_uri, parse_note
 from .scan import FileEntry, file_kind, scan_vault
+from .shown import SHOWN_TOKENS_VERSION, Counter, shown_tokens
 from .store import (
     GenerationWriter,
     default_index_dir,
@@ -407,6 +408,9 @@ def _build_locked(
         db = writer.db
         if reembed_all:
             db.execute("DELETE FROM chunks")
+        elif (previous or {}).get("shown_tokens") != SHOWN_TOKENS_VERSION:
+            # Kept rows counted by another rule, or before the column: counted again below.
+            db.execute("UPDATE chunks SET shown_tokens = NULL")
         gone = [note_uri(p) for p in removed] + [n.uri for n in changed]
         for path in removed:
             db.execute("DELETE FROM notes WHERE path = ?", (path,))
@@ -429,18 +433,21 @@ def _build_locked(
         for uri, chunks in new_chunks.items():
             for c in chunks:
                 vid = c.vec_id
+                shown = shown_tokens(tokenizer, c.heading_path, c.text)
                 rows.append(
                     (uri, c.seq, c.heading_path, c.text, c.start_line, c.end_line, c.tokens, vid)
+                    + (shown,)
                 )
                 if vid not in existing:
                     existing.add(vid)
                     todo_ids.append(vid)
                     todo_texts.append(c.embed_text)
         db.executemany(
-            "INSERT INTO chunks (uri, seq, heading_path, text, start_line, end_line, tokens, vec_id) "
-            "VALUES (?,?,?,?,?,?,?,?)",
+            "INSERT INTO chunks (uri, seq, heading_path, text, start_line, end_line, tokens, "
+            "vec_id, shown_tokens) VALUES (?,?,?,?,?,?,?,?,?)",
             rows,
         )
+        _count_shown(db, tokenizer)
         stats.chunks_embedded = len(todo_ids)
         stats.chunks_reused = len(rows) - len(todo_ids)
         if todo_texts:
@@ -490,6 +497,7 @@ def _build_locked(
             "embedding": embedding_info(embedder),
             "dim": int(vectors.dim),
             "tokenizer": settings.tokenizer,
+            "shown_tokens": SHOWN_TOKENS_VERSION,
             "config_hash": cfg_hash,
             "tool_version": __version__,
             "vault": str(vault),
@@ -507,6 +515,19 @@ def _build_locked(
         writer.abort()
         raise
     return stats
+
+
+def _count_shown(db: sqlite3.Connection, tokenizer: Counter) -> None:
+    """Count ``shown_tokens`` for the rows kept from the previous generation without
+    one (written before the column, or counted by another rule): in the generation
+    being written, which the manifest names only once all of them are counted."""
+    todo = db.execute(
+        "SELECT id, heading_path, text FROM chunks WHERE shown_tokens IS NULL"
+    ).fetchall()
+    db.executemany(
+        "UPDATE chunks SET shown_tokens = ? WHERE id = ?",
+        [(shown_tokens(tokenizer, path or "", text or ""), i) for i, path, text in todo],
+    )
 
 
 def _load_vectors(out_dir: Path, previous: dict | None, reuse: bool) -> VectorIndex:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from .shown import SHOWN_TOKENS_VERSION
 from .store import open_generation
 
 if TYPE_CHECKING:  # imported where used: reading the graph needs neither (docs/architecture.md)
@@ -28,6 +29,8 @@ class ChunkRow:
     text: str
     tokens: int
     vec_id: int
+    # Tokens of its shown text, at least (``shown.py``); None when the index has none.
+    shown_tokens: int | None = None
 
 
 @dataclass
@@ -134,9 +137,16 @@ class IndexSnapshot:
         )
         return [(w or "", t) for w, t in rows]
 
+    @property
+    def has_shown_tokens(self) -> bool:
+        """Do the chunk rows carry ``shown_tokens`` counted by the current rule? Not in
+        an index written before the column, nor in one an older version updated."""
+        return self.manifest.get("shown_tokens") == SHOWN_TOKENS_VERSION
+
     def chunks_of(self, uri: str) -> list[ChunkRow]:
+        shown = "shown_tokens" if self.has_shown_tokens else "NULL"
         rows = self._rows(
-            "SELECT id, uri, seq, heading_path, text, tokens, vec_id FROM chunks "
+            f"SELECT id, uri, seq, heading_path, text, tokens, vec_id, {shown} FROM chunks "
             "WHERE uri = ? ORDER BY seq",
             (uri,),
         )

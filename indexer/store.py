@@ -39,7 +39,10 @@ from urllib.parse import quote
 
 from .errors import IndexBusyError, IndexMissingError, IndexStaleError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # the SQLite file's user_version: MIGRATIONS applied
+# Schemas this version reads as they are. 1: chunks without ``shown_tokens`` (query mode
+# counts as before); the next update migrates it.
+READABLE_SCHEMAS = (1, SCHEMA_VERSION)
 MANIFEST = "manifest.json"
 # What an interrupted writer leaves: its temp generation folder or temp manifest, tagged by pid.
 LEFTOVER_RE = re.compile(r"\.gen-\d+\.tmp-(\d+)|\.manifest\.json\.(\d+)\.tmp")
@@ -74,7 +77,13 @@ def _m001_create_tables(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS = [_m001_create_tables]
+def _m002_chunk_shown_tokens(db: sqlite3.Connection) -> None:
+    # What each chunk costs as query mode shows it (``shown.py``); NULL in rows
+    # written before the column, which the next update counts.
+    db.execute("ALTER TABLE chunks ADD COLUMN shown_tokens INTEGER")
+
+
+MIGRATIONS = [_m001_create_tables, _m002_chunk_shown_tokens]
 
 
 def migrate(db: sqlite3.Connection) -> None:
@@ -272,7 +281,7 @@ def open_generation(index_dir: Path) -> tuple[dict[str, Any], Path, sqlite3.Conn
     manifest = read_manifest(index_dir)
     if manifest is None:
         raise IndexMissingError(str(index_dir))
-    if manifest.get("schema") != SCHEMA_VERSION:
+    if manifest.get("schema") not in READABLE_SCHEMAS:
         raise IndexStaleError(
             f"{index_dir}: index schema {manifest.get('schema')} is not {SCHEMA_VERSION}; "
             "re-index with --full"

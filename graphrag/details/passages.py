@@ -14,6 +14,7 @@ shown to a model").
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -22,6 +23,7 @@ from graphrag.budget import ELLIPSIS
 from graphrag.details.excerpt import excerpt
 from graphrag.details.text import NoteText
 from indexer.load import ChunkRow, IndexSnapshot
+from indexer.shown import shown_text
 
 if TYPE_CHECKING:  # focus mode imports this module and must not load FAISS through it
     from graphrag.snapshot.corpus import Corpus
@@ -32,27 +34,41 @@ RELATIVE_FLOOR = 0.5  # a chunk must score at least half the note's best chunk
 
 def section_text(chunk: ChunkRow) -> str:
     """The chunk under its full heading path (its own heading line replaced by the path).
-    A chunk that starts inside a nested list keeps the indentation of its first line."""
-    text = chunk.text.strip("\n").rstrip()
-    if not chunk.heading_path:
-        return text
-    first, _, rest = text.partition("\n")
-    if first.lstrip().startswith("#"):
-        text = rest.strip()
-    return f"## {chunk.heading_path}\n{text}" if text else f"## {chunk.heading_path}"
+    A chunk that starts inside a nested list keeps the indentation of its first line.
+    The indexer counts this text's tokens for each chunk (``indexer.shown``)."""
+    return shown_text(chunk.heading_path, chunk.text)
 
 
 def sections(note_text: NoteText, uri: str, embed_room: int) -> list[str]:
     """Each chunk of ``uri`` under its heading path (``section_text``), embeds inlined
     in ``embed_room``: built once per generation (``NoteText.memo``), the question only
     chooses among them."""
+
+    def build() -> list[str]:
+        rows = note_text.index.chunks_of(uri)
+        # Their stored counts come with the rows: kept too, for ``cost.details_floor``.
+        note_text.memo(("shown-tokens", uri), lambda: stored_counts(rows), _counts_size)
+        return [note_text.inline(uri, section_text(c), embed_room) for c in rows]
+
+    return note_text.memo(("sections", uri, note_text.room_key(uri, embed_room)), build)
+
+
+def shown_tokens(note_text: NoteText, uri: str) -> tuple[int, ...]:
+    """The tokens each chunk of ``uri`` takes at least as ``section_text`` shows it
+    (counted at index time, ``indexer.shown``); ``()`` when the index has no counts."""
     return note_text.memo(
-        ("sections", uri, note_text.room_key(uri, embed_room)),
-        lambda: [
-            note_text.inline(uri, section_text(c), embed_room)
-            for c in note_text.index.chunks_of(uri)
-        ],
+        ("shown-tokens", uri), lambda: stored_counts(note_text.index.chunks_of(uri)), _counts_size
     )
+
+
+def stored_counts(rows: list[ChunkRow]) -> tuple[int, ...]:
+    """The rows' stored ``shown_tokens``; ``()`` if any row has none."""
+    counts = tuple(r.shown_tokens for r in rows if r.shown_tokens is not None)
+    return counts if len(counts) == len(rows) else ()
+
+
+def _counts_size(counts: tuple[int, ...]) -> int:
+    return 2 * len(counts) + 50  # in characters' worth, as ``Memo`` sizes strings
 
 
 def section_chars(note_text: NoteText, uri: str) -> list[int]:
@@ -61,6 +77,21 @@ def section_chars(note_text: NoteText, uri: str) -> list[int]:
         ("section-chars", uri),
         lambda: [len(section_text(c)) for c in note_text.index.chunks_of(uri)],
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    """Query-aware details: ``text``, ``cut`` when it is not the whole body, and when it
+    is the note's best chunks, which ones (``chunks``, positions in the note, in order)
+    of how many (``of``), each as ``sections`` shows it with ``room`` for its embeds;
+    ``head``: the note's property lines come first."""
+
+    text: str
+    cut: bool
+    chunks: tuple[int, ...] = ()
+    of: int = 0
+    room: int = 0
+    head: bool = False
 
 
 def query_details(
@@ -74,18 +105,31 @@ def query_details(
     """``(details, truncated)``: the whole body when it fits in ``limit`` characters,
     else its best chunks for the question. Either way with its embeds inlined
     (``note_text``), each in at most half the room, and counted in it."""
+    got = query_passage(index, corpus, uri, chunk_scores, limit, note_text)
+    return got.text, got.cut
+
+
+def query_passage(
+    index: IndexSnapshot,
+    corpus: Corpus,
+    uri: str,
+    chunk_scores: np.ndarray,
+    limit: int,
+    note_text: NoteText | None = None,
+) -> Passage:
+    """``query_details`` saying which chunks it shows (``Passage``)."""
     note_text = note_text or NoteText(index)
     embed_room = min(note_text.settings.embed_max_chars, limit // 2)
     body = note_text.full(uri, embed_room)
     if len(body) <= limit:
-        return body, False
+        return Passage(body, False)
     i = corpus.index_of.get(uri)
     texts = sections(note_text, uri, embed_room)
     if i is None or not texts:
-        return excerpt(body, limit)
+        return Passage(*excerpt(body, limit))
     lo, hi = corpus.chunk_rows(i)
     if hi - lo != len(texts):  # the arrays and the store disagree: play safe
-        return excerpt(body, limit)
+        return Passage(*excerpt(body, limit))
     scores = chunk_scores[lo:hi]
     order = sorted(range(len(texts)), key=lambda j: (-float(scores[j]), j))
     best = float(scores[order[0]])
@@ -101,7 +145,7 @@ def query_details(
             chosen.append(j)
             used += cost
     if not chosen:
-        return excerpt(texts[order[0]], limit)[0], True
+        return Passage(excerpt(texts[order[0]], limit)[0], True)
     chosen.sort()
     parts = [texts[chosen[0]]]
     for prev, j in zip(chosen, chosen[1:], strict=False):
@@ -112,4 +156,4 @@ def query_details(
         text += GAP.rstrip()
     if chosen[0] != 0:
         text = GAP.lstrip() + text
-    return text, True
+    return Passage(text, True, tuple(chosen), len(texts), embed_room)

@@ -42,9 +42,12 @@ class NoteText:
         self._memo = Memo(MEMO_CHARS)
         self.embeds = Embeds(self._resolve, index.body, self.settings)
 
-    def memo(self, key: Hashable, build: Callable[[], T]) -> T:
-        """``build()`` kept under ``key`` (with the note's uri in it) for this generation."""
-        return self._memo.get(key, build)
+    def memo(
+        self, key: Hashable, build: Callable[[], T], size: Callable[[T], int] | None = None
+    ) -> T:
+        """``build()`` kept under ``key`` (with the note's uri in it) for this generation;
+        ``size`` as ``Memo.get`` takes it."""
+        return self._memo.get(key, build, size)
 
     def _resolve(self, uri: str) -> dict[str, str]:
         def build() -> dict[str, str]:

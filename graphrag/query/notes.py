@@ -13,8 +13,9 @@ import numpy as np
 from graphrag.config.details import DetailsSettings
 from graphrag.config.focus import FocusSettings
 from graphrag.config.query import QuerySettings
-from graphrag.details import NoteText, property_lines, query_details
-from graphrag.details.passages import GAP, section_chars
+from graphrag.details import NoteText, property_lines
+from graphrag.details.cost import details_floor, floors_hold
+from graphrag.details.passages import GAP, Passage, query_passage, section_chars
 from graphrag.focus.mode import related_note
 from graphrag.focus.render import path_text
 from graphrag.query.entry import Entry
@@ -49,18 +50,40 @@ class DetailSource:
         self.text = corpus.derived(
             f"note-text {self.settings!r}", lambda: NoteText(index, self.settings)
         )
+        self._last: tuple[tuple[str, int, tuple[int, ...]], Passage] | None = None
 
     def __call__(self, uri: str, limit: int, first: Sequence[int] = ()) -> tuple[str, bool]:
         """``first``: positions of the note's chunks to show before its best ones (the
         section a link names)."""
+        got = self.passage(uri, limit, first)
+        return got.text, got.cut
+
+    def passage(self, uri: str, limit: int, first: Sequence[int] = ()) -> Passage:
+        """The details as ``__call__`` gives them, saying which chunks they show. The
+        last answer is kept: the packer bounds a note's cost from its passage, then
+        builds the note from the same one."""
+        key = (uri, limit, tuple(first))
+        if self._last is not None and self._last[0] == key:
+            return self._last[1]
         scores = self._scores(uri, first)
         head = self.property_lines(uri) if self.properties else ""
         if head and len(head) + 2 < limit:
-            text, cut = query_details(
+            got = query_passage(
                 self.index, self.corpus, uri, scores, limit - len(head) - 2, self.text
             )
-            return (f"{head}\n\n{text}" if text else head), cut
-        return query_details(self.index, self.corpus, uri, scores, limit, self.text)
+            text = f"{head}\n\n{got.text}" if got.text else head
+            got = replace(got, text=text, head=True)
+        else:
+            got = query_passage(self.index, self.corpus, uri, scores, limit, self.text)
+        self._last = (key, got)
+        return got
+
+    def floor(self, uri: str, passage: Passage, counter: object) -> int | None:
+        """Fewest tokens the note ``uri`` rendered with ``passage`` takes, as ``counter``
+        counts (``details.cost``); None when the index cannot say."""
+        if not floors_hold(self.index, counter):
+            return None
+        return details_floor(self.text, uri, passage)
 
     def _scores(self, uri: str, first: Sequence[int]) -> np.ndarray:
         """The question's chunk scores, the ``first`` chunks of ``uri`` raised to its best."""

@@ -195,18 +195,27 @@ class Packing:
         at = self.copy_of(doc)
         if at is None:
             return self.add(doc)
+        return self.name_copy(at, doc.uri, doc.title)
+
+    def name_copy(self, at: int, uri: str, title: str) -> bool:
+        """Name ``uri`` as a copy on document ``at`` if that fits; else it is left out."""
         holder = self.docs[at]
-        if any(c.uri == doc.uri for c in holder.copies) or self.replace(
-            at, replace(holder, copies=(*holder.copies, UriAndTitle(doc.uri, doc.title)))
+        if any(c.uri == uri for c in holder.copies) or self.replace(
+            at, replace(holder, copies=(*holder.copies, UriAndTitle(uri, title)))
         ):
-            self.skip(doc.uri, doc.title, f"copy of {holder.uri}")
+            self.skip(uri, title, f"copy of {holder.uri}")
             return True
-        self.skip(doc.uri, doc.title, "budget")
+        self.skip(uri, title, "budget")
         return False
 
     def copy_of(self, doc: Doc) -> int | None:
         """The position of the document already holding ``doc``'s passage, or None."""
-        mine = self._shingles(doc.note.details)
+        return self.copy_at(doc.uri, doc.note.details)
+
+    def copy_at(self, uri: str, details: str) -> int | None:
+        """The position of the document already holding the passage ``details`` of
+        note ``uri``, or None."""
+        mine = self._shingles(details)
         if len(mine) < MIN_SHINGLES or not self.docs:
             return None
         need = COPY_SHARE * len(mine)
@@ -228,7 +237,7 @@ class Packing:
             # Each holds the other's passage: the same text in two notes.
             theirs = self._shown[at]
             if theirs_in_mine is None:
-                theirs_in_mine = self._body(doc.uri)
+                theirs_in_mine = self._body(uri)
             if len(theirs) >= MIN_SHINGLES and len(theirs & theirs_in_mine) >= (
                 COPY_SHARE * len(theirs)
             ):
@@ -404,16 +413,41 @@ class Packer:
                 continue
             limit = self.related_limit(uri, packing.budget)
             if isinstance(item, str):
-                packing.add_new(self.search_note(item, limit))
+                if not self.left_out(packing, uri, title, (), limit):
+                    packing.add_new(self.search_note(item, limit))
                 continue
             restated = restate(self.graph, item, packing.uris())
             if restated is None:
                 packing.skip(uri, title, "its entry is not in the result")
                 continue
             first = self.linked_section(restated)
+            if self.left_out(packing, uri, title, first, limit):
+                continue
             packing.add_new(
                 query_note(self.graph, restated, self.details, self.fs, self.explain, first, limit)
             )
+
+    def left_out(
+        self, packing: Packing, uri: str, title: str, first: Sequence[int], limit: int
+    ) -> bool:
+        """Settle unbuilt a note that cannot fit: one whose details (in ``limit``
+        characters, ``first`` chunks first) alone take more tokens than are left, by the
+        floor the index's per-chunk counts give (``details/cost.py``), without counting
+        them. It is still named as a copy if its passage is shown already, as
+        ``Packing.add_new`` would. Not with ``explain``, which reports the size of each
+        note left out."""
+        if self.explain:
+            return False
+        passage = self.details.passage(uri, limit, first)
+        floor = self.details.floor(uri, passage, packing.tokenizer)
+        if floor is None or floor <= packing.left:
+            return False
+        at = packing.copy_at(uri, passage.text)
+        if at is None:
+            packing.skip(uri, title, "budget")
+        else:
+            packing.name_copy(at, uri, title)
+        return True
 
     def linked_section(self, item: Ranked) -> list[int]:
         """Positions of the chunks of the section (or block) the link that led to the

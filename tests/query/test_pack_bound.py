@@ -1,0 +1,204 @@
+"""The packer's floor (``Packer.left_out``, ``details/cost.py``): a note shown as its best
+chunks costs at least the sum of the counts the index stored for them, less what
+seams may merge. A note whose floor is more than is left is settled unbuilt; the
+answer is the same as without the floor, copies included (a note that cannot fit is
+still named on the note holding its text), and a note that just fits is never
+left out."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from graphrag import VaultRAG
+from graphrag.details.cost import floors_hold
+from graphrag.query import pack
+from graphrag.query.render import json_text, render_prompt
+from tests.support.fakes import HashEmbedder
+from tests.support.query_vault import DIM, make_rag
+
+QUESTION = "Themes colours and fonts"
+
+
+def _card(i: int) -> str:
+    # Three sections of ~600 characters: longer than the 1,000-character cut, so a
+    # card is shown as its best chunks. Numbers, punctuation and quotes at the seams.
+    def section(k: int) -> str:
+        words = " ".join(f"trait{i}x{k}y{j}" for j in range(45))
+        return f'## Part {k}\n\nA theme card about colours and fonts, "part {k}": {words}.\n'
+
+    return f"# Card {i:02d}\n\n" + "\n".join(section(k) for k in range(3))
+
+
+def _hub() -> dict[str, str]:
+    # A hub entry linking 30 cards, and a folder that copies five of them (linked from
+    # the hub too): late candidates that cannot fit, and copies among them.
+    files = {f"Cards/Card {i:02d}.md": _card(i) for i in range(30)}
+    files.update({f"Mirror/Copy {i:02d}.md": _card(i) for i in range(0, 30, 6)})
+    links = " ".join(f"[[Card {i:02d}]]" for i in range(30))
+    mirrors = " ".join(f"[[Copy {i:02d}]]" for i in range(0, 30, 6))
+    files["Themes.md"] = f"# Themes\n\nEvery theme card: {links} {mirrors}\n"
+    return files
+
+
+def _without_counts(rag: VaultRAG, tmp_path: Path) -> VaultRAG:
+    """The same index as one written before the counts: its manifest does not name them."""
+    manifest_path = rag.snapshot.index.index_dir / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest.pop("shown_tokens")
+    manifest_path.write_text(json.dumps(manifest))
+    return _reopen(rag, rag.snapshot.index.index_dir)
+
+
+def _reopen(rag: VaultRAG, index_dir: Path) -> VaultRAG:
+    return VaultRAG.open(index_dir, settings=rag.settings, embedder=HashEmbedder(DIM), update=False)
+
+
+def _answers(rag: VaultRAG, budgets: range) -> list[tuple[str, str, int]]:
+    out = []
+    for budget in budgets:
+        for output in ("json", "prompt"):
+            r = rag.query(QUESTION, budget=budget, seed=0, output=output)
+            out.append((json_text(r), render_prompt(r), r.tokens_used))
+    return out
+
+
+def test_the_floor_leaves_the_answer_as_it_was_and_builds_fewer_notes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rag = make_rag(tmp_path, _hub())
+    assert floors_hold(rag.snapshot.index, rag.tokenizer)
+    budgets = range(400, 2401, 100)
+    built: Counter[str] = Counter()
+    real_query_note = pack.query_note
+    real_name_copy = pack.Packing.name_copy
+    real_left_out = pack.Packer.left_out
+
+    def counted(*args: object, **kwargs: object) -> object:
+        built["notes"] += 1
+        return real_query_note(*args, **kwargs)  # type: ignore[arg-type]
+
+    def left_out(self: pack.Packer, packing: pack.Packing, *args: object) -> bool:
+        def name_copy(at: int, uri: str, title: str) -> bool:
+            built["copies named unbuilt"] += 1
+            return real_name_copy(packing, at, uri, title)
+
+        packing.name_copy = name_copy  # type: ignore[method-assign]
+        try:
+            got = real_left_out(self, packing, *args)  # type: ignore[arg-type]
+        finally:
+            del packing.name_copy
+        built["left out"] += got
+        return got
+
+    monkeypatch.setattr(pack, "query_note", counted)
+    monkeypatch.setattr(pack.Packer, "left_out", left_out)
+    floored = _answers(rag, budgets)
+    with_floor = built.copy()
+
+    built.clear()
+    old = _without_counts(rag, tmp_path)
+    assert not floors_hold(old.snapshot.index, old.tokenizer)
+    unfloored = _answers(old, budgets)
+
+    assert floored == unfloored
+    assert with_floor["left out"] > 0 and built["left out"] == 0
+    assert with_floor["notes"] < built["notes"] * 0.7  # late candidates are not built
+    assert with_floor["copies named unbuilt"] > 0  # the copy path of the floor was taken
+    assert any('"copies"' in text for text, _, _ in floored)
+
+
+@pytest.mark.parametrize("output", ["json", "prompt"])
+def test_the_floor_is_never_more_than_a_note_costs(
+    tmp_path: Path, output: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every related note the packer weighs, shown as stored chunks: its floor against
+    its rendered cost, as the packer counts it."""
+    rag = make_rag(tmp_path, _hub())
+    sources: list[pack.DetailSource] = []
+    real_related, real_add = pack.Packer.pack_related, pack.Packing.add
+    floors: list[tuple[int, int]] = []
+
+    def pack_related(self: pack.Packer, *args: object, **kwargs: object) -> None:
+        sources.append(self.details)
+        real_related(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    def add(self: pack.Packing, doc: pack.Doc, record: bool = True) -> bool:
+        last = sources[-1]._last if sources else None
+        if last is not None and last[0][0] == doc.uri and last[1].text == doc.note.details:
+            floor = sources[-1].floor(doc.uri, last[1], self.tokenizer)
+            if floor is not None:
+                floors.append((floor, self.cost(doc)))
+        return real_add(self, doc, record)
+
+    monkeypatch.setattr(pack.Packer, "pack_related", pack_related)
+    monkeypatch.setattr(pack.Packing, "add", add)
+    monkeypatch.setattr(pack.Packer, "left_out", lambda *a: False)  # weigh every note
+    for budget in (600, 1500, 4000, 8000):
+        rag.query(QUESTION, budget=budget, seed=0, output=output)
+    assert len(floors) > 10
+    assert all(floor <= cost for floor, cost in floors)
+
+
+@pytest.mark.parametrize("output", ["json", "prompt"])
+def test_at_the_edge_a_note_that_just_fits_is_packed_and_the_answer_is_the_same(
+    tmp_path: Path, output: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Budgets one token apart: somewhere a note's cost is exactly what is left (it is
+    packed) and somewhere its floor is one token more (it is left out unbuilt); every
+    answer is the same as without the floor."""
+    rag = make_rag(tmp_path, _hub())
+    old = _without_counts(rag, tmp_path)
+    edges: Counter[str] = Counter()
+    real_left_out, real_add = pack.Packer.left_out, pack.Packing.add
+
+    def left_out(self: pack.Packer, packing: pack.Packing, uri: str, *args: object) -> bool:
+        got = real_left_out(self, packing, uri, *args)  # type: ignore[arg-type]
+        if got and self.details.floor(uri, self.details._last[1], packing.tokenizer) == (  # type: ignore[index]
+            packing.left + 1
+        ):
+            edges["left out by one token"] += 1
+        return got
+
+    def add(self: pack.Packing, doc: pack.Doc, record: bool = True) -> bool:
+        left = self.left
+        got = real_add(self, doc, record)
+        edges["packed with nothing left"] += got and self.costs[-1] == left
+        return got
+
+    monkeypatch.setattr(pack.Packer, "left_out", left_out)
+    monkeypatch.setattr(pack.Packing, "add", add)
+    for budget in range(500, 1300, 2):
+        assert _answers_at(rag, budget, output) == _answers_at(old, budget, output)
+    assert edges["packed with nothing left"] > 0
+    assert edges["left out by one token"] > 0
+
+
+def _answers_at(rag: VaultRAG, budget: int, output: str) -> tuple[str, str]:
+    r = rag.query(QUESTION, budget=budget, seed=0, output=output)
+    return json_text(r), render_prompt(r)
+
+
+def test_an_index_from_before_the_column_answers_the_same(tmp_path: Path) -> None:
+    """Schema 1, as the version before the counts wrote it: read as it is, no floor."""
+    import sqlite3
+
+    rag = make_rag(tmp_path, _hub())
+    index_dir = rag.snapshot.index.index_dir
+    old_dir = tmp_path / "old-index"
+    shutil.copytree(index_dir, old_dir)
+    manifest = json.loads((old_dir / "manifest.json").read_text())
+    db = sqlite3.connect(old_dir / manifest["generation"] / "index.sqlite")
+    db.execute("ALTER TABLE chunks DROP COLUMN shown_tokens")
+    db.execute("PRAGMA user_version = 1")
+    db.commit()
+    db.close()
+    manifest.pop("shown_tokens")
+    (old_dir / "manifest.json").write_text(json.dumps(dict(manifest, schema=1)))
+    old = _reopen(rag, old_dir)
+    assert not floors_hold(old.snapshot.index, old.tokenizer)
+    assert _answers(old, range(500, 2001, 300)) == _answers(rag, range(500, 2001, 300))
