@@ -106,6 +106,11 @@ def test_bench_query_parts() -> None:
     assert "| packing: related notes, hits |" in out and "| **total** (p50" in out
 
 
+def test_same_answers() -> None:
+    out = bench("benchmarks/same_answers.py", "--smoke")
+    assert "6 questions (3 hubs), 36 runs, differing 0" in out
+
+
 def test_answer_coverage() -> None:
     out = bench("benchmarks/answer_coverage.py", "--smoke")
     assert "| budget | answer words in the context | in the gold notes' text |" in out
