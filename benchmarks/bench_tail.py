@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import statistics
 import sys
 import time
@@ -24,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.common import smoke_index  # noqa: E402
+from benchmarks.common import smoke_index, tail_questions  # noqa: E402
 
 
 def pct(values: list[float], p: float) -> float:
@@ -54,18 +53,8 @@ def main(argv: list[str] | None = None) -> int:
     from graphrag.serve.live import LiveIndex
 
     rag = VaultRAG.open(index_dir, update=False)
-    db = rag.snapshot.index.db
-    hubs = [
-        rag.graph.info(uri).title
-        for uri, _ in db.execute(
-            "SELECT source, COUNT(*) c FROM links WHERE hierarchy = 0 GROUP BY source "
-            "ORDER BY c DESC, source LIMIT ?",
-            (args.hubs,),
-        )
-    ]
-    notes = sorted(n.uri for n in rag.graph.notes())
-    picked = random.Random(0).sample(notes, min(args.random, len(notes)))
-    questions = hubs + [rag.graph.info(u).title for u in picked]
+    hubs, picked = tail_questions(rag, args.hubs, args.random)
+    questions = hubs + picked
     # What `serve` does before its first request (the start-up preload): vectors, query
     # arrays, BM25, every note's details counted (so tiktoken's encoder is built), then
     # the warm heap frozen so full collections skip it.

@@ -10,6 +10,7 @@ from __future__ import annotations
 import shutil
 import time
 from pathlib import Path
+from typing import Any
 
 from benchmarks.gen_vault import generate_vault
 from indexer import build_index
@@ -58,6 +59,26 @@ HELP_QUESTIONS = [
     "templates with dates",
     "graph view filters",
 ]
+
+
+def tail_questions(rag: Any, hubs: int, random_notes: int) -> tuple[list[str], list[str]]:
+    """The titles of the ``hubs`` notes with the most links, and of ``random_notes``
+    notes picked at random (seed 0): bench_tail's question set, whose hub titles are
+    the slow questions on a vault of link hubs."""
+    import random
+
+    db = rag.snapshot.index.db
+    top = [
+        rag.graph.info(uri).title
+        for uri, _ in db.execute(
+            "SELECT source, COUNT(*) c FROM links WHERE hierarchy = 0 GROUP BY source "
+            "ORDER BY c DESC, source LIMIT ?",
+            (hubs,),
+        )
+    ]
+    notes = sorted(n.uri for n in rag.graph.notes())
+    picked = random.Random(0).sample(notes, min(random_notes, len(notes)))
+    return top, [rag.graph.info(u).title for u in picked]
 
 
 def rss_mb(pid: int | str = "self") -> float:

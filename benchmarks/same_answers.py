@@ -14,7 +14,6 @@ set with the defaults), at budgets 1,000/2,000/4,000, JSON and prompt, and compa
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 from pathlib import Path
 
@@ -57,18 +56,10 @@ def main(argv: list[str] | None = None) -> int:
         return got
 
     pack.Packer.left_out = counting  # type: ignore[method-assign,assignment]
-    db = a.snapshot.index.db
-    hubs = [
-        a.graph.info(uri).title
-        for uri, _ in db.execute(
-            "SELECT source, COUNT(*) c FROM links WHERE hierarchy = 0 GROUP BY source "
-            "ORDER BY c DESC, source LIMIT ?",
-            (args.hubs,),
-        )
-    ]
-    notes = sorted(n.uri for n in a.graph.notes())
-    picked = random.Random(0).sample(notes, min(args.questions - len(hubs), len(notes)))
-    questions = hubs + [a.graph.info(u).title for u in picked]
+    from benchmarks.common import tail_questions
+
+    hubs, picked = tail_questions(a, args.hubs, args.questions - args.hubs)
+    questions = hubs + picked
     runs = differing = 0
     for q in questions:
         for budget in (1000, 2000, 4000):
