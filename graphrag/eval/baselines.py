@@ -1,14 +1,16 @@
 """Graph-free retrieval baselines, for measuring what the graph adds.
 
 Both rank whole notes, then pack them in rank order under the token budget
-the way query mode packs its related notes: the same rendered form (the
-compact JSON of a ``QueryNote``), the same query-aware details (the note's
-best chunks for the question, ``[focus] truncate_length`` characters), the
-same token counter and the same ``max_documents`` cap. So a difference in
-recall comes from which notes are ranked first, not from how much text fits.
-Baseline notes are rendered as related notes, the cheapest form query mode
-has (its entry notes also carry link lists), which if anything favours the
-baselines.
+the way query mode packs its search hits: each note is rendered exactly as
+query mode renders a note found by its own match with the question (a search
+hit, ``Packer.search_note``: relation ``MatchesQuestion``, its scalar
+properties first as ``[query] show_properties`` shows them, then its best
+chunks for the question, in the room ``Packer.related_limit`` gives a related
+note at that budget), counted by the same token counter, under the same
+``max_documents`` cap. So a difference in recall comes from which notes are
+ranked first, not from how they are rendered (a test compares the two forms).
+A search hit is the cheapest form query mode has (its entry notes also carry
+link lists and longer passages), which if anything favours the baselines.
 
 * vector: a note scores its best chunk's cosine similarity to the question:
   the same vectors and the same best-chunk rule as query mode's vector entries
@@ -29,13 +31,12 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from graphrag.budget import MIN_NOTE_TOKENS, TokenCounter
+from graphrag.config import Settings
 from graphrag.config.query import QuerySettings
-from graphrag.details import NoteText, query_details
 from graphrag.eval.context import RELATION_KEYS, key_tokens, text_tokens
-from graphrag.focus.mode import related_note
-from graphrag.focus.traverse import Candidate
+from graphrag.query.notes import DetailSource
+from graphrag.query.pack import Packer
 from graphrag.query.render import doc_json
-from graphrag.results.notes import Relation, UriAndTitle
 from graphrag.results.query import QueryNote
 from graphrag.search.searches import Scope, fused_ranking
 from graphrag.snapshot.corpus import Corpus
@@ -121,24 +122,6 @@ def rank_by_hybrid(
 
 
 # -- packing ------------------------------------------------------------------------------
-def context_note(
-    index: IndexSnapshot,
-    graph: VaultGraph,
-    corpus: Corpus,
-    uri: str,
-    chunk_scores: np.ndarray,
-    truncate_length: int,
-    note_text: NoteText | None = None,
-) -> QueryNote:
-    """A ranked note in query mode's related-note form; it is its own "entry"."""
-    details, cut = query_details(index, corpus, uri, chunk_scores, truncate_length, note_text)
-    # No graph path led here: the note was found by its own match (relation Self).
-    cand = Candidate(uri, 0, (), (), uri, Relation.Self, 0)
-    note = related_note(graph, cand, details, cut)
-    me = UriAndTitle(uri, note.title)
-    return QueryNote(note=note, focus=me, shared_tags=(), distance=0, path=(me,))
-
-
 def pack(
     ranked: Iterable[str],
     budget: int,
@@ -168,7 +151,10 @@ def pack(
 
 
 class NoteBuilder:
-    """Builds (and caches) one question's rendered notes: several budgets reuse them."""
+    """One question's notes as query mode renders its search hits, at each budget
+    (``at``): the same ``DetailSource`` and ``Packer`` query mode builds them with,
+    so the two forms cannot drift apart. Built notes are kept: the budgets share
+    the ones whose room is the same."""
 
     def __init__(
         self,
@@ -176,20 +162,22 @@ class NoteBuilder:
         graph: VaultGraph,
         corpus: Corpus,
         chunk_scores: np.ndarray,
-        truncate_length: int,
-        note_text: NoteText | None = None,
+        settings: Settings,
     ) -> None:
-        self.args = (index, graph, corpus)
-        self.chunk_scores = chunk_scores
-        self.truncate_length = truncate_length
-        self.note_text = note_text or NoteText(index)
-        self._cache: dict[str, QueryNote] = {}
+        qs = settings.query
+        details = DetailSource(index, corpus, chunk_scores, qs.show_properties, settings.details)
+        sims = corpus.note_sims(chunk_scores) if len(chunk_scores) else np.zeros(0, np.float32)
+        self.packer = Packer(graph, corpus, details, qs, settings.focus, sims)
+        self._cache: dict[tuple[str, int], QueryNote] = {}
 
-    def __call__(self, uri: str) -> QueryNote:
-        note = self._cache.get(uri)
+    def __call__(self, uri: str, budget: int) -> QueryNote:
+        """``uri`` as a search hit of a query mode result with token budget ``budget``."""
+        limit = self.packer.related_limit(uri, budget)
+        note = self._cache.get((uri, limit))
         if note is None:
-            note = context_note(
-                *self.args, uri, self.chunk_scores, self.truncate_length, self.note_text
-            )
-            self._cache[uri] = note
+            note = self._cache[(uri, limit)] = self.packer.search_note(uri, limit)
         return note
+
+    def at(self, budget: int) -> Callable[[str], QueryNote]:
+        """The notes as packed under ``budget``, for ``pack``."""
+        return lambda uri: self(uri, budget)

@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from graphrag.details import NoteText
 from graphrag.errors import InvalidRequestError, QASetError
 from graphrag.eval.baselines import NoteBuilder, pack, rank_by_bm25, rank_by_hybrid, rank_by_vector
 from graphrag.eval.context import Retrieved, query_context
@@ -182,14 +181,15 @@ class _PackedBaseline:
         ranked = self.rankings(corpus, questions)
         # Query-aware details need each question's chunk scores, as query mode has.
         chunk_scores = vectors.matrix @ corpus.matrix.T if len(corpus.matrix) else None
-        limit = self.rag.settings.focus.truncate_length
-        text = NoteText(snapshot.index, self.rag.settings.details)  # as query mode shows notes
+        settings = self.rag.settings
         out: dict[int, list[Retrieved]] = {b: [] for b in budgets}
         for i, order in enumerate(ranked):
             scores = chunk_scores[i] if chunk_scores is not None else np.zeros(0, np.float32)
-            build = NoteBuilder(snapshot.index, snapshot.graph, corpus, scores, limit, text)
+            build = NoteBuilder(snapshot.index, snapshot.graph, corpus, scores, settings)
             for budget in budgets:
-                packed = pack(order, budget, build, self.rag.tokenizer, self.max_documents)
+                packed = pack(
+                    order, budget, build.at(budget), self.rag.tokenizer, self.max_documents
+                )
                 out[budget].append(
                     Retrieved(
                         packed.uris,

@@ -313,8 +313,7 @@ def builder_for(rag: VaultRAG, question: str) -> NoteBuilder:
     snapshot = rag.snapshot
     corpus = snapshot.corpus
     qvec = QueryVectors(rag.embedder, [Question("q", question, ("x",), "single")]).matrix[0]
-    limit = rag.settings.focus.truncate_length
-    return NoteBuilder(snapshot.index, snapshot.graph, corpus, corpus.matrix @ qvec, limit)
+    return NoteBuilder(snapshot.index, snapshot.graph, corpus, corpus.matrix @ qvec, rag.settings)
 
 
 @pytest.mark.parametrize("budget", [0, 150, 700, 3000])
@@ -326,7 +325,7 @@ def test_baselines_respect_the_budget_with_the_same_token_counting(
     count = sample_rag.tokenizer.count
     for system in (VectorSystem(sample_rag), BM25System(sample_rag)):
         for q, got in zip(questions, system.run(questions, [budget])[budget], strict=True):
-            build = builder_for(sample_rag, q.question)
+            build = builder_for(sample_rag, q.question).at(budget)
             # what query mode counts for a note in its JSON output is its compact JSON
             assert all(renderer("json")(build(u), 1) == doc_json(build(u)) for u in got.uris)
             assert got.tokens == sum(count(doc_json(build(u))) for u in got.uris)
@@ -340,15 +339,15 @@ def test_baselines_respect_the_budget_with_the_same_token_counting(
 def test_packing_follows_rank_order_skips_what_does_not_fit_and_caps_documents(
     sample_rag: VaultRAG,
 ):
-    build = builder_for(sample_rag, "walls of the hut")
+    build = builder_for(sample_rag, "walls of the hut").at(10_000)
     tok = sample_rag.tokenizer
     big, small, mid = "Places/Huts/Shepherd's Hut", "Places/Huts/Spring Box", "Glossary"
     cost = {u: tok.count(doc_json(build(u))) for u in (big, small, mid)}
     assert cost[big] > cost[small]
     # room for the small note only: the big one is skipped, the next one tried
     text = {u: text_tokens(build(u).note.details, tok) for u in (big, small, mid)}
-    # a baseline note says its relation too (Self: found by its own match)
-    relation = tok.count('{"relationToFocusNote":"Self"}')
+    # a baseline note says its relation too, as a search hit does: found by its own match
+    relation = tok.count('{"relationToFocusNote":"MatchesQuestion"}')
     packed = pack([big, small, mid], cost[small] + 5, build, tok, max_documents=10)
     assert packed == Packed((small,), cost[small], text[small], relation)
     everything = pack([big, small, mid], 10_000, build, tok, max_documents=10)
@@ -361,6 +360,33 @@ def test_packing_follows_rank_order_skips_what_does_not_fit_and_caps_documents(
     note = build(big)
     limit = sample_rag.settings.focus.truncate_length
     assert note.note.details_truncated and len(note.note.details) <= limit + 10
+
+
+@pytest.mark.parametrize("budget", [1000, 2000])
+def test_a_baseline_note_is_rendered_as_query_mode_renders_the_same_search_hit(
+    sample_rag: VaultRAG, budget: int
+):
+    """The baselines measure retrieval, not rendering: a note a baseline packs is the
+    note query mode shows when it finds the same note by its own match (a search hit),
+    under the same budget: same properties, relation, details and cut."""
+    question = "spring box water"
+    data = sample_rag.query(question, budget=budget).to_json()
+    hits = [
+        n
+        for n in data["relatedNotes"]
+        if n.get("relationToFocusNote") == "MatchesQuestion" and "copies" not in n
+    ]
+    assert len(hits) >= 2  # the fixture question has search hits to compare
+    build = builder_for(sample_rag, question).at(budget)
+    for hit in hits:
+        assert doc_json(build(hit["uri"])) == json.dumps(
+            hit, ensure_ascii=False, separators=(",", ":")
+        )
+    # the property lines query mode opens a note with are part of what is compared
+    assert any(h["details"].startswith("created: ") for h in hits)
+    # and the room a note gets is query mode's for that budget, not a fixed length
+    smaller = builder_for(sample_rag, question).at(100)
+    assert any(len(smaller(h["uri"]).note.details) < len(h["details"]) for h in hits)
 
 
 @dataclass
