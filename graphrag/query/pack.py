@@ -38,9 +38,12 @@ there. The budget is spent in this order:
 5. **A related note's entry is in the result**: if it is not (left out for the
    budget, or a copy), the relation is restated against the nearest note on its
    discovery path that is; failing that the note is left out.
-6. **Lists last.** Entries' lists (contextual path, children, siblings, links,
-   backlinks) only name notes that are not in the context, and get what the notes
-   left of the budget, at most ``entry_list_limit`` names each.
+6. **Lists last, once the notes are done.** Entries' lists (contextual path,
+   children, siblings, links, backlinks) only name notes that are not in the
+   context, and get what the notes left of the budget, at most ``entry_list_limit``
+   names each, when the notes stopped at ``max_documents`` or ran out; not when the
+   budget stopped them (``Packing.stopped_by_budget``): what is left then is less
+   than the next note, and names of notes not shown are not evidence.
 """
 
 from __future__ import annotations
@@ -155,6 +158,14 @@ class Packing:
     @property
     def full(self) -> bool:
         return len(self.docs) >= self.max_documents or self.left < MIN_NOTE_TOKENS
+
+    def stopped_by_budget(self) -> bool:
+        """The budget, not ``max_documents`` or the supply of notes, ended the packing: a
+        note was left out for want of room. What is left then is less than that note
+        (slack), and names of notes not shown are not evidence."""
+        if len(self.docs) >= self.max_documents:
+            return False
+        return self.left < MIN_NOTE_TOKENS or any(s.reason == "budget" for s in self.skipped)
 
     def uris(self) -> set[str]:
         return {d.uri for d in self.docs}
@@ -308,7 +319,8 @@ class Packer:
         bridges = [r for r in others if self.bridge(r) or r.found.cand.uri in self.mentioned]
         self.pack_related(packing, fuse(others, hits, self.qs.rrf_k, bridges))
         self.pack_related(packing, rest, fill=True)
-        self.pack_lists(packing)
+        if not packing.stopped_by_budget():
+            self.pack_lists(packing)
         return packing
 
     def bridge(self, item: Ranked) -> bool:

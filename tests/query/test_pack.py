@@ -86,6 +86,8 @@ def test_an_entry_with_40_siblings_at_1000_tokens_spends_the_budget_on_text(tmp_
         "how much fire damage does a fireball do", budget=1000, seed=0, explain=True
     )
     assert any(s.reason == "budget" for s in explained.skipped or ())
+    # The budget stopped the notes: what is left is slack, and no list is named in it.
+    assert context.list_tokens == 0
 
 
 def test_lists_grow_with_the_budget_up_to_the_limit(tmp_path):
@@ -95,8 +97,9 @@ def test_lists_grow_with_the_budget_up_to_the_limit(tmp_path):
     capped = make_rag(tmp_path / "l", _spells(), query={"max_documents": 3})
     large = capped.query(question, budget=20_000, seed=0)
     limit = capped.settings.query.entry_list_limit
-    # "Fireball" sorts before "Spell 00": every sibling is a younger one
-    assert len(small.entries[0].note.younger_siblings) < limit
+    # "Fireball" sorts before "Spell 00": every sibling is a younger one. Lists are named
+    # once the notes are done (max_documents), not in the slack the budget leaves.
+    assert small.entries[0].note.younger_siblings == ()
     assert len(large.entries[0].note.younger_siblings) == limit
 
 
@@ -231,7 +234,8 @@ def test_a_duplicated_folder_takes_one_slot_and_names_the_copy(tmp_path):
     holder = next(d for d in _all_notes(result) if d.uri in shown and "Ghoul" in d.note.details)
     copy = ({"Monsters/Ghoul", "Monsters (Alt)/Monsters G"} - {holder.uri}).pop()
     assert [c.uri for c in holder.copies] == [copy]
-    assert holder.to_json()["copies"] == [{"uri": copy, "title": copy.rsplit("/", 1)[-1]}]
+    # named by its uri alone: its title is the uri's file name
+    assert holder.to_json()["copies"] == [{"uri": copy}]
     assert (copy, f"copy of {holder.uri}") in {(s.uri, s.reason) for s in result.skipped or ()}
     # the prompt names the copy, and eval counts it as retrieved (its text is there)
     prompt = rag.query("ghoul claws paralyzed saving throw", budget=2000, seed=0, output="prompt")
@@ -412,6 +416,47 @@ def test_details_truncated_is_left_out_where_the_cut_mark_shows(tmp_path):
     assert "detailsTruncated" not in shown("rating: 7\n\n…\n\n## A > Part\nText.", True)
     assert shown("Cut without a mark", True)["detailsTruncated"] is True
     assert "detailsTruncated" not in shown("Whole … as written", False)
+
+
+def test_names_the_uri_spells_and_empty_or_implied_keys_are_left_out_of_the_json():
+    from graphrag.results.notes import FocusNote, RelatedNote, UriAndTitle
+
+    clippings = UriAndTitle("Categories/Clippings", "Clippings")
+    titled = UriAndTitle("People/ann", "Ann Smith")  # a front-matter title: kept
+    root = FocusNote(
+        "Home",
+        "Home",
+        "Text.",
+        created_at=None,
+        parent=None,
+        children=(clippings, titled),
+        tags=("cheese", "cheese/aging", "dairy"),
+    )
+    copies = (UriAndTitle("Old/Home", "Home"), UriAndTitle("Old/home-v1", "Home"))
+    entry = EntryNote(root, ("vector",), copies=copies).to_json()
+    # a root note has no parent to name, an unknown date nothing to say
+    assert "parentUriAndTitle" not in entry and "createdAt" not in entry
+    # a name its uri spells is the uri alone; another title stays
+    assert entry["children"] == [{"uri": "Categories/Clippings"}, titled.to_json()]
+    assert entry["copies"] == [{"uri": "Old/Home"}, {"uri": "Old/home-v1", "title": "Home"}]
+    # a nested tag says its ancestors: #cheese/aging is within #cheese
+    assert entry["tags"] == ["cheese/aging", "dairy"]
+
+    def related(uri: str, parent: UriAndTitle | None) -> dict:
+        note = RelatedNote(
+            uri, uri, "Text.", Relation.SharesPropertyValue, parent=parent, object=clippings,
+            predicate="categories",
+        )  # fmt: skip
+        focus = UriAndTitle("Notes/Entry", "Entry")
+        return QueryNote(note, focus, ("cheese", "cheese/aging"), 1, (focus,)).to_json()
+
+    far = related("Notes/Far", None)
+    assert far["objectUriAndTitle"] == {"uri": "Categories/Clippings"}
+    assert far["sharedTags"] == ["cheese/aging"]
+    # a note in a folder without a parent says so: no parent is not its folder
+    assert far["parentUriAndTitle"] is None
+    assert related("Notes/Near", titled)["parentUriAndTitle"] == titled.to_json()
+    assert related("Notes/Near", clippings)["parentUriAndTitle"] == {"uri": clippings.uri}
 
 
 # -- a related note's room at small budgets ----------------------------------------------------
