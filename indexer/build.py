@@ -35,10 +35,10 @@ from .linktable import Namespace, refresh
 from .note_vectors import FILE as NOTE_VECTORS
 from .note_vectors import compute as note_vectors
 from .note_vectors import write as write_note_vectors
-from .notes_io import note_to_row
+from .notes_io import NOTE_COLUMNS, note_to_row
 from .parse import ParsedNote, content_hash, note_uri, parse_note
 from .scan import FileEntry, file_kind, scan_vault
-from .shown import SHOWN_TOKENS_VERSION, Counter, shown_tokens
+from .shown import SHOWN_TOKENS_VERSION, WHOLE_TOKENS_VERSION, Counter, shown_tokens, whole_tokens
 from .store import (
     GenerationWriter,
     default_index_dir,
@@ -411,6 +411,8 @@ def _build_locked(
         elif (previous or {}).get("shown_tokens") != SHOWN_TOKENS_VERSION:
             # Kept rows counted by another rule, or before the column: counted again below.
             db.execute("UPDATE chunks SET shown_tokens = NULL")
+        if (previous or {}).get("whole_tokens") != WHOLE_TOKENS_VERSION:
+            db.execute("UPDATE notes SET shown_tokens = NULL")  # the same for notes
         gone = [note_uri(p) for p in removed] + [n.uri for n in changed]
         for path in removed:
             db.execute("DELETE FROM notes WHERE path = ?", (path,))
@@ -424,8 +426,9 @@ def _build_locked(
         for note in parsed:
             db.execute("DELETE FROM notes WHERE path = ?", (note.path,))
             db.execute(
-                "INSERT OR REPLACE INTO notes VALUES (" + ",".join("?" * 16) + ")",
-                note_to_row(note),
+                f"INSERT OR REPLACE INTO notes ({NOTE_COLUMNS}, shown_tokens) "
+                f"VALUES ({','.join('?' * 17)})",
+                (*note_to_row(note), whole_tokens(tokenizer, note.body)),
             )
 
         existing = set(vectors.ids().tolist())
@@ -498,6 +501,7 @@ def _build_locked(
             "dim": int(vectors.dim),
             "tokenizer": settings.tokenizer,
             "shown_tokens": SHOWN_TOKENS_VERSION,
+            "whole_tokens": WHOLE_TOKENS_VERSION,
             "config_hash": cfg_hash,
             "tool_version": __version__,
             "vault": str(vault),
@@ -518,15 +522,20 @@ def _build_locked(
 
 
 def _count_shown(db: sqlite3.Connection, tokenizer: Counter) -> None:
-    """Count ``shown_tokens`` for the rows kept from the previous generation without
-    one (written before the column, or counted by another rule): in the generation
-    being written, which the manifest names only once all of them are counted."""
+    """Count ``shown_tokens`` for the chunk and note rows kept from the previous
+    generation without one (written before the column, or counted by another rule): in
+    the generation being written, which the manifest names only once all are counted."""
     todo = db.execute(
         "SELECT id, heading_path, text FROM chunks WHERE shown_tokens IS NULL"
     ).fetchall()
     db.executemany(
         "UPDATE chunks SET shown_tokens = ? WHERE id = ?",
         [(shown_tokens(tokenizer, path or "", text or ""), i) for i, path, text in todo],
+    )
+    notes = db.execute("SELECT uri, body FROM notes WHERE shown_tokens IS NULL").fetchall()
+    db.executemany(
+        "UPDATE notes SET shown_tokens = ? WHERE uri = ?",
+        [(whole_tokens(tokenizer, body or ""), uri) for uri, body in notes],
     )
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .shown import SHOWN_TOKENS_VERSION
+from .shown import SHOWN_TOKENS_VERSION, WHOLE_TOKENS_VERSION
 from .store import open_generation
 
 if TYPE_CHECKING:  # imported where used: reading the graph needs neither (docs/architecture.md)
@@ -142,6 +142,20 @@ class IndexSnapshot:
         """Do the chunk rows carry ``shown_tokens`` counted by the current rule? Not in
         an index written before the column, nor in one an older version updated."""
         return self.manifest.get("shown_tokens") == SHOWN_TOKENS_VERSION
+
+    @property
+    def has_whole_tokens(self) -> bool:
+        """Do the note rows carry ``shown_tokens`` (``shown.whole_tokens``) counted by
+        the current rule? Not in an index written before the column (schema 2 or older)."""
+        return self.manifest.get("whole_tokens") == WHOLE_TOKENS_VERSION
+
+    def whole_tokens(self, uri: str) -> int | None:
+        """The fewest tokens the note's whole text takes as query mode shows it (stored
+        at index time), or None when the index has no such count."""
+        if not self.has_whole_tokens:
+            return None
+        rows = self._rows("SELECT shown_tokens FROM notes WHERE uri = ?", (uri,))
+        return rows[0][0] if rows else None
 
     def chunks_of(self, uri: str) -> list[ChunkRow]:
         shown = "shown_tokens" if self.has_shown_tokens else "NULL"

@@ -13,6 +13,11 @@ LIGHT_COLUMNS = (
     "uri, path, title, '', aliases, tags, '{}', '[]', raw_links, created, modified, ord, "
     "hash, size, mtime_ns, warnings"
 )
+# The columns ``note_to_row`` fills, in its order (``shown_tokens`` is counted apart).
+NOTE_COLUMNS = (
+    "uri, path, title, body, aliases, tags, properties, headings, raw_links, created, "
+    "modified, ord, hash, size, mtime_ns, warnings"
+)
 LINK_FIELDS = ("kind", "target", "subpath", "display", "property", "line", "markdown")
 
 

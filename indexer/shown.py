@@ -11,17 +11,26 @@ Query mode adds up the floors of the chunks a note would show and skips the note
 unbuilt when even that is more than is left (``graphrag/details/cost.py``;
 docs/architecture.md, "The index on disk" and "Query mode").
 
-``SHOWN_TOKENS_VERSION`` names the rule (the text and its forms): the manifest
-records it, and counts stored under another rule (or none, by an index written
-before the column existed) are not used, and are recounted by the next update.
+A note short enough to be shown whole is not shown as chunks: each note row carries
+``shown_tokens`` too, the fewest tokens of its whole text as shown (``whole_text``) in
+the forms a note's details take (``whole_tokens``), so such a note is ruled out
+unbuilt as well.
+
+``SHOWN_TOKENS_VERSION`` and ``WHOLE_TOKENS_VERSION`` name the rules (the text and its
+forms): the manifest records them, and counts stored under another rule (or none, by
+an index written before the column existed) are not used, and are recounted by the
+next update.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Protocol
 
 SHOWN_TOKENS_VERSION = 1
+WHOLE_TOKENS_VERSION = 1
+BLANK_RUN_RE = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 
 
 class Counter(Protocol):
@@ -55,3 +64,18 @@ def shown_forms(text: str) -> set[str]:
 def shown_tokens(counter: Counter, heading_path: str, text: str) -> int:
     """The fewest tokens the chunk's shown text takes in any of its forms."""
     return min(counter.count(form) for form in shown_forms(shown_text(heading_path, text)))
+
+
+def whole_text(body: str) -> str:
+    """A note's stored body as query mode shows it whole, before any embed is inlined:
+    a run of blank lines (a removed comment's) folded to one."""
+    return BLANK_RUN_RE.sub("\n\n", body)
+
+
+def whole_tokens(counter: Counter, body: str) -> int:
+    """The fewest tokens the note's whole text takes in any form its details are
+    counted in: ``shown_forms``, and quoted with only its end stripped (the prompt
+    strips the details as a whole, and property lines may come before the text)."""
+    text = whole_text(body)
+    forms = shown_forms(text) | {text.rstrip().replace('"', '\\"')}
+    return min(counter.count(form) for form in forms)

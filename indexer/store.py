@@ -39,10 +39,11 @@ from urllib.parse import quote
 
 from .errors import IndexBusyError, IndexMissingError, IndexStaleError
 
-SCHEMA_VERSION = 2  # the SQLite file's user_version: MIGRATIONS applied
-# Schemas this version reads as they are. 1: chunks without ``shown_tokens`` (query mode
-# counts as before); the next update migrates it.
-READABLE_SCHEMAS = (1, SCHEMA_VERSION)
+SCHEMA_VERSION = 3  # the SQLite file's user_version: MIGRATIONS applied
+# Schemas this version reads as they are. 1: chunks without ``shown_tokens``, 2: notes
+# without it (query mode counts as before where a count is missing); the next update
+# migrates them.
+READABLE_SCHEMAS = (1, 2, SCHEMA_VERSION)
 MANIFEST = "manifest.json"
 # What an interrupted writer leaves: its temp generation folder or temp manifest, tagged by pid.
 LEFTOVER_RE = re.compile(r"\.gen-\d+\.tmp-(\d+)|\.manifest\.json\.(\d+)\.tmp")
@@ -83,7 +84,13 @@ def _m002_chunk_shown_tokens(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE chunks ADD COLUMN shown_tokens INTEGER")
 
 
-MIGRATIONS = [_m001_create_tables, _m002_chunk_shown_tokens]
+def _m003_note_shown_tokens(db: sqlite3.Connection) -> None:
+    # What a note shown whole costs (``shown.whole_tokens``); NULL in rows written
+    # before the column, which the next update counts.
+    db.execute("ALTER TABLE notes ADD COLUMN shown_tokens INTEGER")
+
+
+MIGRATIONS = [_m001_create_tables, _m002_chunk_shown_tokens, _m003_note_shown_tokens]
 
 
 def migrate(db: sqlite3.Connection) -> None:

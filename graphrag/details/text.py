@@ -10,7 +10,6 @@ to a model").
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Hashable
 from typing import TypeVar
 
@@ -20,8 +19,8 @@ from graphrag.details.excerpt import excerpt
 from graphrag.snapshot.memo import Memo
 from graphrag.snapshot.snapshot import Snapshot
 from indexer.load import IndexSnapshot
+from indexer.shown import whole_text
 
-BLANK_RUN_RE = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 MEMO_CHARS = 16_000_000  # what a NoteText keeps: ~20 MB at most, whatever the vault's size
 
 T = TypeVar("T")
@@ -74,7 +73,8 @@ class NoteText:
         """The whole body: embeds inlined, a run of blank lines (a removed comment's) one."""
         return self.memo(
             ("full", uri, self.room_key(uri, max_chars)),
-            lambda: BLANK_RUN_RE.sub("\n\n", self.inline(uri, self.index.body(uri), max_chars)),
+            # Folded as the indexer folds it where it counts a note's whole text.
+            lambda: whole_text(self.inline(uri, self.index.body(uri), max_chars)),
         )
 
     def details(self, uri: str, limit: int) -> tuple[str, bool]:

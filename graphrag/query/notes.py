@@ -10,11 +10,12 @@ from dataclasses import replace
 
 import numpy as np
 
+from graphrag.budget import TokenCounter
 from graphrag.config.details import DetailsSettings
 from graphrag.config.focus import FocusSettings
 from graphrag.config.query import QuerySettings
 from graphrag.details import NoteText, property_lines
-from graphrag.details.cost import details_floor, floors_hold
+from graphrag.details.cost import floors_hold, note_floor
 from graphrag.details.passages import GAP, Passage, query_passage, section_chars
 from graphrag.focus.mode import related_note
 from graphrag.focus.render import path_text
@@ -78,12 +79,12 @@ class DetailSource:
         self._last = (key, got)
         return got
 
-    def floor(self, uri: str, passage: Passage, counter: object) -> int | None:
+    def floor(self, uri: str, passage: Passage, counter: TokenCounter) -> int | None:
         """Fewest tokens the note ``uri`` rendered with ``passage`` takes, as ``counter``
         counts (``details.cost``); None when the index cannot say."""
         if not floors_hold(self.index, counter):
             return None
-        return details_floor(self.text, uri, passage)
+        return note_floor(self.text, uri, passage, counter)
 
     def _scores(self, uri: str, first: Sequence[int]) -> np.ndarray:
         """The question's chunk scores, the ``first`` chunks of ``uri`` raised to its best."""

@@ -6,6 +6,7 @@ the generation being written."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sqlite3
 from pathlib import Path
@@ -14,7 +15,7 @@ import pytest
 
 import indexer.build
 from indexer import build_index, load_index
-from indexer.shown import SHOWN_TOKENS_VERSION
+from indexer.shown import SHOWN_TOKENS_VERSION, WHOLE_TOKENS_VERSION
 from indexer.store import MANIFEST, SCHEMA_VERSION
 from indexer.tokens import load_encoding
 from tests.support.fakes import HashEmbedder
@@ -39,6 +40,29 @@ def _expected(heading_path: str, text: str) -> int:
     return min(len(enc.encode_ordinary(f)) for f in forms)
 
 
+def _expected_whole(body: str) -> int:
+    """The per-note rule, written out again: blank runs folded, counted as written, as
+    a JSON string, quoted for the prompt, quoted with its ends or its end stripped."""
+    enc = load_encoding("cl100k_base")
+    text = re.sub(r"\n[ \t]*\n(?:[ \t]*\n)+", "\n\n", body)
+    forms = (
+        text,
+        json.dumps(text, ensure_ascii=False)[1:-1],
+        text.replace('"', '\\"'),
+        text.strip().replace('"', '\\"'),
+        text.rstrip().replace('"', '\\"'),
+    )
+    return min(len(enc.encode_ordinary(f)) for f in forms)
+
+
+def _check_note_counts(index_dir: Path) -> int:
+    rows = _db(index_dir).execute("SELECT body, shown_tokens FROM notes").fetchall()
+    assert rows
+    for body, stored in rows:
+        assert stored == _expected_whole(body or ""), (body or "")[:60]
+    return len(rows)
+
+
 def _db(index_dir: Path) -> sqlite3.Connection:
     manifest = json.loads((index_dir / MANIFEST).read_text())
     return sqlite3.connect(index_dir / manifest["generation"] / "index.sqlite")
@@ -52,16 +76,21 @@ def _check_counts(index_dir: Path) -> int:
     return len(rows)
 
 
-def _make_old(index_dir: Path) -> None:
-    """Turn ``index_dir`` into an index as the version before the counts wrote it."""
+def _make_old(index_dir: Path, schema: int = 1) -> None:
+    """Turn ``index_dir`` into an index as the version before the counts (``schema``
+    1), or before the per-note counts (2), wrote it."""
     db = _db(index_dir)
-    db.execute("ALTER TABLE chunks DROP COLUMN shown_tokens")
-    db.execute("PRAGMA user_version = 1")
+    db.execute("ALTER TABLE notes DROP COLUMN shown_tokens")
+    if schema == 1:
+        db.execute("ALTER TABLE chunks DROP COLUMN shown_tokens")
+    db.execute(f"PRAGMA user_version = {schema}")
     db.commit()
     db.close()
     manifest = json.loads((index_dir / MANIFEST).read_text())
-    manifest.pop("shown_tokens")
-    manifest["schema"] = 1
+    manifest.pop("whole_tokens")
+    if schema == 1:
+        manifest.pop("shown_tokens")
+    manifest["schema"] = schema
     (index_dir / MANIFEST).write_text(json.dumps(manifest))
 
 
@@ -85,6 +114,41 @@ def test_each_chunk_stores_the_fewest_tokens_of_its_shown_text(vault: Path, tmp_
     assert all(r.shown_tokens == _expected(r.heading_path, r.text) for r in rows)
 
 
+def test_each_note_stores_the_fewest_tokens_of_its_whole_text(vault: Path, tmp_path: Path) -> None:
+    (vault / "Blank runs.md").write_text('# Blank runs\n\nSay "this".\n\n\n  \n\nThen  \n')
+    index_dir = tmp_path / "index"
+    build_index(vault, index_dir, embedder=HashEmbedder())
+    assert _check_note_counts(index_dir) > 30
+    index = load_index(index_dir)
+    assert index.manifest["whole_tokens"] == WHOLE_TOKENS_VERSION and index.has_whole_tokens
+    body = index.body("Blank runs")
+    assert "\n\n\n" in body  # stored as written, counted as shown (folded)
+    assert index.whole_tokens("Blank runs") == _expected_whole(body)
+    assert index.whole_tokens("No such note") is None
+
+
+def test_an_index_from_before_the_note_counts_is_read_without_them_and_counted_next(
+    vault: Path, tmp_path: Path
+) -> None:
+    index_dir = tmp_path / "index"
+    build_index(vault, index_dir, embedder=HashEmbedder())
+    _make_old(index_dir, schema=2)
+    old = load_index(index_dir)
+    assert old.has_shown_tokens and not old.has_whole_tokens
+    uri = old.db.execute("SELECT uri FROM notes LIMIT 1").fetchone()[0]
+    assert old.whole_tokens(uri) is None
+    old.close()
+
+    note = next(vault.rglob("*.md"))
+    note.write_text(note.read_text() + "\nOne more line.\n")
+    stats = build_index(vault, index_dir, embedder=HashEmbedder())
+    assert stats.changed == 1 and stats.chunks_embedded <= 3
+    _check_note_counts(index_dir)  # kept notes counted too, not only the changed one
+    _check_counts(index_dir)
+    new = load_index(index_dir)
+    assert new.has_whole_tokens and new.manifest["schema"] == SCHEMA_VERSION == 3
+
+
 def test_an_index_from_before_the_counts_is_read_without_them_and_its_update_counts_them(
     vault: Path, tmp_path: Path
 ) -> None:
@@ -102,8 +166,10 @@ def test_an_index_from_before_the_counts_is_read_without_them_and_its_update_cou
     stats = build_index(vault, index_dir, embedder=HashEmbedder())
     assert stats.changed == 1 and stats.chunks_embedded <= 3  # counting re-embeds nothing
     _check_counts(index_dir)  # kept rows counted too, not only the changed note's
+    _check_note_counts(index_dir)
     new = load_index(index_dir)
-    assert new.has_shown_tokens and new.manifest["schema"] == SCHEMA_VERSION
+    assert new.has_shown_tokens and new.has_whole_tokens
+    assert new.manifest["schema"] == SCHEMA_VERSION
 
 
 def test_counts_under_another_rule_are_ignored_and_counted_again(

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from graphrag import VaultRAG
+from graphrag.details import cost
 from graphrag.details.cost import floors_hold
 from graphrag.query import pack
 from graphrag.query.render import json_text, render_prompt
@@ -34,22 +35,36 @@ def _card(i: int) -> str:
     return f"# Card {i:02d}\n\n" + "\n".join(section(k) for k in range(3))
 
 
+def _note(i: int) -> str:
+    # Under the 1,000-character cut: shown whole, not as chunks. Some with properties
+    # (shown before the text), quotes and blank runs (folded where shown).
+    words = " ".join(f"tone{i}w{j}" for j in range(10 + 7 * (i % 9)))
+    head = f"---\nmood: calm {i}\nrating: {i % 5}\n---\n" if i % 3 == 0 else ""
+    return f'{head}# Note {i:02d}\n\nA short theme note on colours and fonts, "n{i}":\n\n\n\n{words}.\n'
+
+
 def _hub() -> dict[str, str]:
-    # A hub entry linking 30 cards, and a folder that copies five of them (linked from
-    # the hub too): late candidates that cannot fit, and copies among them.
+    # A hub entry linking 30 cards and 30 short notes, and a folder that copies five
+    # cards and four short notes (linked from the hub too): late candidates that cannot
+    # fit, long and short, and copies among them.
     files = {f"Cards/Card {i:02d}.md": _card(i) for i in range(30)}
     files.update({f"Mirror/Copy {i:02d}.md": _card(i) for i in range(0, 30, 6)})
-    links = " ".join(f"[[Card {i:02d}]]" for i in range(30))
+    files.update({f"Short/Note {i:02d}.md": _note(i) for i in range(30)})
+    files.update({f"Mirror/Short {i:02d}.md": _note(i) for i in range(1, 30, 7)})
+    links = " ".join(f"[[Card {i:02d}]] [[Note {i:02d}]]" for i in range(30))
     mirrors = " ".join(f"[[Copy {i:02d}]]" for i in range(0, 30, 6))
+    mirrors += " ".join(f"[[Short {i:02d}]]" for i in range(1, 30, 7))
     files["Themes.md"] = f"# Themes\n\nEvery theme card: {links} {mirrors}\n"
     return files
 
 
-def _without_counts(rag: VaultRAG, tmp_path: Path) -> VaultRAG:
-    """The same index as one written before the counts: its manifest does not name them."""
+def _without_counts(rag: VaultRAG, tmp_path: Path, keep: str = "") -> VaultRAG:
+    """The same index as one written before the counts: its manifest does not name them
+    (``keep="shown_tokens"``: the chunks' counts kept, as schema 2 wrote them)."""
     manifest_path = rag.snapshot.index.index_dir / "manifest.json"
     manifest = json.loads(manifest_path.read_text())
-    manifest.pop("shown_tokens")
+    for key in {"shown_tokens", "whole_tokens"} - {keep}:
+        manifest.pop(key)
     manifest_path.write_text(json.dumps(manifest))
     return _reopen(rag, rag.snapshot.index.index_dir)
 
@@ -112,6 +127,33 @@ def test_the_floor_leaves_the_answer_as_it_was_and_builds_fewer_notes(
     assert any('"copies"' in text for text, _, _ in floored)
 
 
+def test_short_notes_shown_whole_and_the_uri_settle_notes_unbuilt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each part of the floor rules notes out on its own: notes under the cut, shown
+    whole (the count the index keeps per note), and notes whose details' floor fits
+    what is left but not with their uri beside it. Same answers as without counts."""
+    rag = make_rag(tmp_path, _hub())
+    seen: Counter[str] = Counter()
+    real_left_out = pack.Packer.left_out
+
+    def left_out(self: pack.Packer, packing: pack.Packing, uri: str, *args: object) -> bool:
+        left = packing.left
+        got = real_left_out(self, packing, uri, *args)  # type: ignore[arg-type]
+        passage = self.details._last[1]  # type: ignore[index]
+        if got:
+            seen["whole" if not passage.chunks else "chunks"] += 1
+            details = cost.details_floor(self.details.text, uri, passage)
+            seen["by the uri"] += details is not None and details <= left
+        return got
+
+    monkeypatch.setattr(pack.Packer, "left_out", left_out)
+    floored = _answers(rag, range(400, 2401, 100))
+    old = _without_counts(rag, tmp_path)
+    assert _answers(old, range(400, 2401, 100)) == floored
+    assert seen["whole"] > 0 and seen["chunks"] > 0 and seen["by the uri"] > 0
+
+
 @pytest.mark.parametrize("output", ["json", "prompt"])
 def test_the_floor_is_never_more_than_a_note_costs(
     tmp_path: Path, output: str, monkeypatch: pytest.MonkeyPatch
@@ -122,6 +164,7 @@ def test_the_floor_is_never_more_than_a_note_costs(
     sources: list[pack.DetailSource] = []
     real_related, real_add = pack.Packer.pack_related, pack.Packing.add
     floors: list[tuple[int, int]] = []
+    whole: list[bool] = []  # the note shown whole, not as chunks
 
     def pack_related(self: pack.Packer, *args: object, **kwargs: object) -> None:
         sources.append(self.details)
@@ -133,6 +176,7 @@ def test_the_floor_is_never_more_than_a_note_costs(
             floor = sources[-1].floor(doc.uri, last[1], self.tokenizer)
             if floor is not None:
                 floors.append((floor, self.cost(doc)))
+                whole.append(not last[1].chunks)
         return real_add(self, doc, record)
 
     monkeypatch.setattr(pack.Packer, "pack_related", pack_related)
@@ -140,7 +184,7 @@ def test_the_floor_is_never_more_than_a_note_costs(
     monkeypatch.setattr(pack.Packer, "left_out", lambda *a: False)  # weigh every note
     for budget in (600, 1500, 4000, 8000):
         rag.query(QUESTION, budget=budget, seed=0, output=output)
-    assert len(floors) > 10
+    assert len(floors) > 10 and 0 < sum(whole) < len(whole)
     assert all(floor <= cost for floor, cost in floors)
 
 
@@ -183,8 +227,10 @@ def _answers_at(rag: VaultRAG, budget: int, output: str) -> tuple[str, str]:
     return json_text(r), render_prompt(r)
 
 
-def test_an_index_from_before_the_column_answers_the_same(tmp_path: Path) -> None:
-    """Schema 1, as the version before the counts wrote it: read as it is, no floor."""
+@pytest.mark.parametrize("schema", [1, 2])
+def test_an_index_from_before_the_columns_answers_the_same(tmp_path: Path, schema: int) -> None:
+    """Schema 1 (no counts) and 2 (chunks' counts, none per note), as the versions
+    before wrote them: read as they are, with the floor they have."""
     import sqlite3
 
     rag = make_rag(tmp_path, _hub())
@@ -193,12 +239,17 @@ def test_an_index_from_before_the_column_answers_the_same(tmp_path: Path) -> Non
     shutil.copytree(index_dir, old_dir)
     manifest = json.loads((old_dir / "manifest.json").read_text())
     db = sqlite3.connect(old_dir / manifest["generation"] / "index.sqlite")
-    db.execute("ALTER TABLE chunks DROP COLUMN shown_tokens")
-    db.execute("PRAGMA user_version = 1")
+    db.execute("ALTER TABLE notes DROP COLUMN shown_tokens")
+    manifest.pop("whole_tokens")
+    if schema == 1:
+        db.execute("ALTER TABLE chunks DROP COLUMN shown_tokens")
+        manifest.pop("shown_tokens")
+    db.execute(f"PRAGMA user_version = {schema}")
     db.commit()
     db.close()
-    manifest.pop("shown_tokens")
-    (old_dir / "manifest.json").write_text(json.dumps(dict(manifest, schema=1)))
+    (old_dir / "manifest.json").write_text(json.dumps(dict(manifest, schema=schema)))
     old = _reopen(rag, old_dir)
-    assert not floors_hold(old.snapshot.index, old.tokenizer)
+    assert floors_hold(old.snapshot.index, old.tokenizer) == (schema == 2)
+    assert rag.snapshot.index.whole_tokens("Short/Note 01") is not None
+    assert old.snapshot.index.whole_tokens("Short/Note 01") is None
     assert _answers(old, range(500, 2001, 300)) == _answers(rag, range(500, 2001, 300))
