@@ -12,7 +12,8 @@ In process, the index warmed as ``serve`` warms it before its first request
   titles, 60 random titles), default budget, JSON output; the configured embedder.
 
 The parts are timed by wrapping the functions ``run_query`` calls (nested parts, such
-as copy detection within packing, are listed indented).
+as copy detection within packing, are listed indented); then the CPU time per
+question, p50/p90/p99 (``--slowest N`` lists the slowest questions).
 
     python benchmarks/bench_query_parts.py --set 10k --work /tmp/bench-ask
     python benchmarks/bench_query_parts.py --set hub --index-dir /tmp/team/idx/obsidian-hub
@@ -35,7 +36,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_server import QUESTIONS  # noqa: E402
-from benchmarks.common import generated_vault, hash_embedder, indexed, smoke_index  # noqa: E402
+from benchmarks.common import (  # noqa: E402
+    generated_vault,
+    hash_embedder,
+    indexed,
+    smoke_index,
+    tail_questions,
+)
 
 # (module, owner or None, function, label); nested parts are indented in the table.
 PARTS = [
@@ -86,6 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", type=Path, default=Path("/tmp/bench-ask"))
     ap.add_argument("--index-dir", type=Path)
     ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--slowest", type=int, default=0, help="list the N slowest questions")
     args = ap.parse_args(argv)
     from graphrag import VaultRAG
     from graphrag.serve import memory
@@ -110,15 +118,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.index_dir is None:
             ap.error("--set hub needs --index-dir")
         rag = VaultRAG.open(args.index_dir, update=False)
-        links = rag.snapshot.index.db.execute(
-            "SELECT source, COUNT(*) c FROM links WHERE hierarchy = 0 GROUP BY source "
-            "ORDER BY c DESC, source LIMIT 40"
-        )
-        hubs = [rag.graph.info(uri).title for uri, _ in links]
-        notes = sorted(n.uri for n in rag.graph.notes())
-        picked = random.Random(0).sample(notes, min(60, len(notes)))
-        questions = hubs + [rag.graph.info(u).title for u in picked]
-        warm, budget, output = [], None, "json"
+        hubs, picked = tail_questions(rag, 40, 60)
+        questions, warm, budget, output = hubs + picked, [], None, "json"
     LiveIndex(rag).warm(counts=True)
     memory.freeze_heap()
     for q in questions:
@@ -132,6 +133,7 @@ def main(argv: list[str] | None = None) -> int:
         start = time.process_time()
         rag.query(q, budget, output=output)
         totals.append(time.process_time() - start)
+    per_question = list(totals)
     n = len(questions)
     totals.sort()
     print(
@@ -144,6 +146,15 @@ def main(argv: list[str] | None = None) -> int:
         if label in spent:
             print(f"| {label} | {spent[label] / n * 1000:.2f} |")
     print(f"| **total** (p50 {totals[n // 2] * 1000:.1f}) | {sum(totals) / n * 1000:.2f} |")
+    p50, p90, p99 = (totals[min(n - 1, round(p * (n - 1)))] * 1000 for p in (0.5, 0.9, 0.99))
+    print(
+        f"\nCPU ms per question: p50 {p50:.1f}, p90 {p90:.1f}, p99 {p99:.1f}, p99/p50 {p99 / p50:.2f}"
+    )
+    if args.slowest:
+        for spent_q, q in sorted(zip(per_question, questions, strict=True), reverse=True)[
+            : args.slowest
+        ]:
+            print(f"  {spent_q * 1000:.1f} ms  {q}")
     return 0
 
 
