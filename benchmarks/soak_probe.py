@@ -6,10 +6,10 @@ Run by ``bench_soak.py --probe FILE`` in place of ``python -m graphrag`` (the be
 server only; nothing here is in the package). Every ``SOAK_PROBE_SECONDS`` (60) it appends
 one JSON line: resident MB by mapping (heap, anonymous, files), glibc's ``mallinfo2``
 (bytes in use and free in malloc's arenas, mmap'd blocks), Python's allocated blocks,
-every ``SizedLRU`` alive (limit, held, entries), the garbage collector's counts, frozen
-objects and ``gc.garbage``. With ``SOAK_PROBE_TRACE=N`` (frames) tracemalloc runs from the
-start, and from minute ``SOAK_PROBE_BASE`` (10) each sample also lists the allocation
-sites that grew most since then.
+every ``SizedLRU`` alive (limit, held, entries) and the token counts' ``CountCache``, the
+garbage collector's counts, frozen objects and ``gc.garbage``. With ``SOAK_PROBE_TRACE=N``
+(frames) tracemalloc runs from the start, and from minute ``SOAK_PROBE_BASE`` (10) each
+sample also lists the allocation sites that grew most since then.
 """
 
 from __future__ import annotations
@@ -34,10 +34,12 @@ if TRACE:
     tracemalloc.start(TRACE)
 
 from benchmarks.bench_soak import smaps_by_mapping  # noqa: E402
-from indexer import lru  # noqa: E402
+from indexer import count_cache, lru  # noqa: E402
 
 _caches: weakref.WeakSet[lru.SizedLRU] = weakref.WeakSet()
+_counts: weakref.WeakSet[count_cache.CountCache] = weakref.WeakSet()
 _init = lru.SizedLRU.__init__
+_counts_init = count_cache.CountCache.__init__
 
 
 def _tracked_init(self: lru.SizedLRU, limit: int) -> None:
@@ -45,7 +47,13 @@ def _tracked_init(self: lru.SizedLRU, limit: int) -> None:
     _caches.add(self)
 
 
+def _tracked_counts_init(self: count_cache.CountCache, slots: int) -> None:
+    _counts_init(self, slots)
+    _counts.add(self)
+
+
 lru.SizedLRU.__init__ = _tracked_init  # type: ignore[method-assign]
+count_cache.CountCache.__init__ = _tracked_counts_init  # type: ignore[method-assign]
 
 
 class MallInfo2(ctypes.Structure):
@@ -92,6 +100,11 @@ def _caches_now() -> list[dict[str, object]]:
                 "used": cache.used,
                 "n": len(cache),
             }
+        )
+    # The token counts' fixed tables: "used" is their bytes, the same from the start.
+    for counts in list(_counts):
+        out.append(
+            {"type": "CountCache", "limit": counts.slots, "used": counts.nbytes, "n": len(counts)}
         )
     return sorted(out, key=lambda c: -int(c["used"]))  # type: ignore[call-overload]
 

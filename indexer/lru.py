@@ -3,8 +3,9 @@
 A server lives for hours and meets new notes, texts and answers all the time, so every
 cache it keeps (a snapshot's per-note texts, encoded ``/focus`` answers) is bounded by
 the characters or bytes it holds, not by a count of entries: a few long entries must not
-hold what a count allows many short ones (token counts, keyed by a hash, are entries of
-one size; docs/architecture.md, "Serving"). It lives in ``indexer`` because both the indexer and ``graphrag`` use it.
+hold what a count allows many short ones (token counts, all of one size and alive as long
+as the server, are a fixed table instead: ``count_cache.py``; docs/architecture.md,
+"Serving"). It lives in ``indexer`` because both the indexer and ``graphrag`` use it.
 """
 
 from __future__ import annotations

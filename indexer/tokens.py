@@ -36,8 +36,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .bpe import CL100K_PATTERN, PieceCounter, RankTable, TooLong
+from .count_cache import CountCache
 from .errors import ConfigError
-from .lru import SizedLRU
 
 if TYPE_CHECKING:
     import tiktoken
@@ -62,12 +62,15 @@ class Tokenizer(Protocol):
 
 # A served vault counts the same note bodies again and again, but a server lives for
 # hours and each edit brings new texts (the edited note rendered as it now reads) whose
-# earlier versions are never asked for again. The cache holds each text's hash, not the
-# text: ~200 bytes an entry however long the text, so the stale entries waiting to be
-# dropped stay small (kept as texts they were most of the served soak's slow climb,
-# benchmarks/RESULTS.md, "Server memory"). Two of 16,384 texts share a 64-bit hash by
-# chance about once in 10^11 caches.
-COUNT_CACHE_ENTRIES = 16_384
+# earlier versions are never asked for again. The cache holds each text's hash and count
+# in arrays allocated once (``count_cache.CountCache``, 24 bytes a slot, 1.5 MB): neither
+# the texts (kept, they were most of the served soak's slow climb) nor per-entry objects
+# (~200 bytes each, filling for hours) grow with what was counted (benchmarks/RESULTS.md,
+# "Server memory"). Four times the entries the dict held: a text is dropped when all four of
+# its slots hold more recent ones, so the table is kept well under full (obsidian-hub's
+# start-up alone counts 6,571 notes). Two of 65,536 texts share a 64-bit hash by chance
+# about once in 10^10 caches.
+COUNT_CACHE_ENTRIES = 65_536
 
 
 class TiktokenTokenizer:
@@ -84,7 +87,7 @@ class TiktokenTokenizer:
         else:
             self._encoding()  # fails now, naming the encoding, if it is not available
         self._python_chars = 0
-        self._counts: SizedLRU[int] = SizedLRU(COUNT_CACHE_ENTRIES)
+        self._counts = CountCache(COUNT_CACHE_ENTRIES)
 
     def _encoding(self) -> tiktoken.Encoding:
         """tiktoken's encoder, built on first use (once, whichever thread asks)."""
@@ -108,7 +111,7 @@ class TiktokenTokenizer:
         known = self._counts.get(key)
         if known is None:
             known = self._count(text)
-            self._counts.put(key, known, 1)
+            self._counts.put(key, known)
         return known
 
     def encode(self, text: str) -> list[int]:

@@ -76,7 +76,19 @@ def test_bench_soak_probe(tmp_path: Path) -> None:
     assert rows and all("error" not in row for row in rows)
     last = rows[-1]
     assert last["smaps"]["[heap]"] > 1 and last["malloc"]["in_use_mb"] > 1
-    assert any(cache["limit"] == COUNT_CACHE_ENTRIES for cache in last["caches"])
+    counts = [cache for cache in last["caches"] if cache["type"] == "CountCache"]
+    assert [cache["limit"] for cache in counts] == [COUNT_CACHE_ENTRIES] and counts[0]["n"] > 0
+
+
+def test_soak_replica(tmp_path: Path) -> None:
+    csv = tmp_path / "replica.csv"
+    out = bench("benchmarks/soak_replica.py", str(ROOT / "sample_vault"), "--rounds", "3",
+                "--per-round", "6", "--out", str(csv), "--trace", "2")  # fmt: skip
+    summary = json.loads(out)
+    assert summary["rounds"] == 3 and summary["rss_end_mb"] > 0
+    assert summary["count_entries_end"] > 0 and summary["chunks_end"] >= summary["chunks_start"]
+    rows = csv.read_text(encoding="utf-8").splitlines()
+    assert rows[0].startswith("round,rss_mb,heap_mb") and len(rows) == 5
 
 
 def test_bench_memory() -> None:
