@@ -16,10 +16,8 @@ the result's first entry note (the default: a relation without one is to the
 first entry), and a search hit's ``focusUri`` (itself); on both, a ``title``
 that is the uri's file name (``Buy wisely`` for ``Clippings/Buy wisely``), a
 ``parentUriAndTitle`` its uri already spells (``References`` for
-``References/Out of Control``) or ``null`` at the vault's root, the title of any
-``{uri, title}`` naming another note (a parent, a link's far end, a list entry, a
-copy) that is its uri's file name, a tag another listed tag nests under (``cheese``
-beside ``cheese/aging``), an unknown ``createdAt``, ``detailsTruncated`` when the details show the
+``References/Out of Control``), the title of an entry's list item that is its
+uri's file name, ``detailsTruncated`` when the details show the
 cut mark ``…`` (at their end or on a line of its own), and a ``createdAt`` its details already
 show (a ``created:`` or ``date:`` property line of the same day); a
 ``createdAt`` shown is the day (``2024-05-01``), not the second.
@@ -48,11 +46,6 @@ LIST_KEYS = frozenset(
 )
 
 
-# Keys naming other notes (``{uri, title}`` each, or lists of them): a title their
-# uri spells is left out there too.
-NAMING_KEYS = LIST_KEYS | {"parentUriAndTitle", "subjectUriAndTitle", "objectUriAndTitle"}
-
-
 def _said_elsewhere(out: dict[str, Any]) -> None:
     """Drop the keys of a note's JSON that its uri and details already say, and show
     ``createdAt`` as its day: in query mode every key costs budget."""
@@ -63,15 +56,10 @@ def _said_elsewhere(out: dict[str, Any]) -> None:
     parent = out.get("parentUriAndTitle")
     if parent and parent["uri"] == folder and parent["title"] == folder.rpartition("/")[2]:
         del out["parentUriAndTitle"]
-    elif parent is None and not folder:
-        out.pop("parentUriAndTitle", None)  # a note at the vault's root: no parent to name
-    for key in NAMING_KEYS & out.keys():
-        value = out[key]
-        out[key] = [_by_uri(v) for v in value] if isinstance(value, list) else _by_uri(value)
-    if out.get("tags"):
-        out["tags"] = _leaf_tags(out["tags"])
-    if "createdAt" in out and out["createdAt"] is None:
-        del out["createdAt"]  # unknown: saying so buys nothing
+    for key in LIST_KEYS & out.keys():
+        # An entry's lists are packed last (``query/pack.py``): a shorter name fits more
+        # names in what the notes left, and changes no note.
+        out[key] = [_by_uri(v) for v in out[key]]
     details = out.get("details", "")
     if out.get("detailsTruncated") and _shows_cut(details):
         del out["detailsTruncated"]  # the cut mark says so, where the text was cut
@@ -85,17 +73,11 @@ def _said_elsewhere(out: dict[str, Any]) -> None:
             out["createdAt"] = day
 
 
-def _by_uri(named: dict[str, Any] | None) -> dict[str, Any] | None:
+def _by_uri(named: dict[str, Any]) -> dict[str, Any]:
     """A ``{uri, title, ...}`` without a title that is its uri's file name."""
-    if named and named.get("title") == named.get("uri", "").rpartition("/")[2]:
+    if named.get("title") == named.get("uri", "").rpartition("/")[2]:
         return {k: v for k, v in named.items() if k != "title"}
     return named
-
-
-def _leaf_tags(tags: list[str]) -> list[str]:
-    """Tags without those another one nests under (``cheese`` in ``cheese/aging``):
-    a nested tag is within its ancestors, as Obsidian's tag search counts it."""
-    return [t for t in tags if not any(o.startswith(t + "/") for o in tags)]
 
 
 def _shows_cut(details: str) -> bool:
@@ -156,7 +138,7 @@ class EntryNote:
         _said_elsewhere(out)
         out["matchedBy"] = list(self.matched_by)
         if self.copies:
-            out["copies"] = [_by_uri(c.to_json()) for c in self.copies]
+            out["copies"] = [c.to_json() for c in self.copies]
         if with_explain and self.explain is not None:
             out["explain"] = self.explain.to_json()
         return out
@@ -218,9 +200,9 @@ class QueryNote:
             out["focusUri"] = self.focus.uri
         _said_elsewhere(out)
         if self.shared_tags:
-            out["sharedTags"] = _leaf_tags(list(self.shared_tags))
+            out["sharedTags"] = list(self.shared_tags)
         if self.copies:
-            out["copies"] = [_by_uri(c.to_json()) for c in self.copies]
+            out["copies"] = [c.to_json() for c in self.copies]
         if with_explain and self.explain is not None:
             out["explain"] = self.explain.to_json()
         return out

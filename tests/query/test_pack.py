@@ -234,8 +234,7 @@ def test_a_duplicated_folder_takes_one_slot_and_names_the_copy(tmp_path):
     holder = next(d for d in _all_notes(result) if d.uri in shown and "Ghoul" in d.note.details)
     copy = ({"Monsters/Ghoul", "Monsters (Alt)/Monsters G"} - {holder.uri}).pop()
     assert [c.uri for c in holder.copies] == [copy]
-    # named by its uri alone: its title is the uri's file name
-    assert holder.to_json()["copies"] == [{"uri": copy}]
+    assert holder.to_json()["copies"] == [{"uri": copy, "title": copy.rsplit("/", 1)[-1]}]
     assert (copy, f"copy of {holder.uri}") in {(s.uri, s.reason) for s in result.skipped or ()}
     # the prompt names the copy, and eval counts it as retrieved (its text is there)
     prompt = rag.query("ghoul claws paralyzed saving throw", budget=2000, seed=0, output="prompt")
@@ -418,45 +417,25 @@ def test_details_truncated_is_left_out_where_the_cut_mark_shows(tmp_path):
     assert "detailsTruncated" not in shown("Whole … as written", False)
 
 
-def test_names_the_uri_spells_and_empty_or_implied_keys_are_left_out_of_the_json():
-    from graphrag.results.notes import FocusNote, RelatedNote, UriAndTitle
+def test_an_entry_list_names_a_note_by_its_uri_alone_where_the_uri_spells_its_title():
+    from graphrag.results.notes import FocusNote, OutboundLink, UriAndTitle
 
     clippings = UriAndTitle("Categories/Clippings", "Clippings")
     titled = UriAndTitle("People/ann", "Ann Smith")  # a front-matter title: kept
-    root = FocusNote(
-        "Home",
+    note = FocusNote(
+        "Notes/Home",
         "Home",
         "Text.",
         created_at=None,
-        parent=None,
+        parent=clippings,
         children=(clippings, titled),
-        tags=("cheese", "cheese/aging", "dairy"),
+        outbound_links=(OutboundLink("Ideas/Gone", "Gone", None, "ghost"),),
     )
-    copies = (UriAndTitle("Old/Home", "Home"), UriAndTitle("Old/home-v1", "Home"))
-    entry = EntryNote(root, ("vector",), copies=copies).to_json()
-    # a root note has no parent to name, an unknown date nothing to say
-    assert "parentUriAndTitle" not in entry and "createdAt" not in entry
-    # a name its uri spells is the uri alone; another title stays
+    entry = EntryNote(note, ("vector",)).to_json()
     assert entry["children"] == [{"uri": "Categories/Clippings"}, titled.to_json()]
-    assert entry["copies"] == [{"uri": "Old/Home"}, {"uri": "Old/home-v1", "title": "Home"}]
-    # a nested tag says its ancestors: #cheese/aging is within #cheese
-    assert entry["tags"] == ["cheese/aging", "dairy"]
-
-    def related(uri: str, parent: UriAndTitle | None) -> dict:
-        note = RelatedNote(
-            uri, uri, "Text.", Relation.SharesPropertyValue, parent=parent, object=clippings,
-            predicate="categories",
-        )  # fmt: skip
-        focus = UriAndTitle("Notes/Entry", "Entry")
-        return QueryNote(note, focus, ("cheese", "cheese/aging"), 1, (focus,)).to_json()
-
-    far = related("Notes/Far", None)
-    assert far["objectUriAndTitle"] == {"uri": "Categories/Clippings"}
-    assert far["sharedTags"] == ["cheese/aging"]
-    # a note in a folder without a parent says so: no parent is not its folder
-    assert far["parentUriAndTitle"] is None
-    assert related("Notes/Near", titled)["parentUriAndTitle"] == titled.to_json()
-    assert related("Notes/Near", clippings)["parentUriAndTitle"] == {"uri": clippings.uri}
+    assert entry["outboundLinks"] == [{"uri": "Ideas/Gone", "kind": "ghost"}]
+    # only the lists, packed after the notes: the keys every note pays keep their shape
+    assert entry["parentUriAndTitle"] == clippings.to_json()
 
 
 # -- a related note's room at small budgets ----------------------------------------------------
