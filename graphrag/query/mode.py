@@ -15,7 +15,8 @@ Pipeline (docs/architecture.md, "Query mode"):
 4. packing (``pack.py``): entries with their best passages, the best vector
    hit and the best BM25 hit, the note their passages name without a link that the
    graph does not reach (``mentions.py``; the ones it reaches count as bridges),
-   then the related notes fused with the hybrid ranking, while each rendered
+   then the related notes fused with the hybrid ranking (each view's best notes
+   first: the search's seeds, the graph's best, the bridges), while each rendered
    note fits the budget (entries included) and ``max_documents`` is not reached;
    copies take no slot; entries' lists get what is left.
 """

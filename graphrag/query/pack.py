@@ -16,12 +16,16 @@ there. The budget is spent in this order:
    of ``score.py``) and the text's (``search.searches.text_ranking``: vector
    and BM25, as ``hybrid_search`` fuses them, without its graph votes, which
    would count the entries' neighbours a second time) are two views of which
-   notes answer the question; reciprocal rank fusion puts the notes both rank
-   high first and alternates between the two after that. The **bridges** (notes an entry links to from its passage
+   notes answer the question, fused by reciprocal rank fusion. The **bridges** (notes an entry links to from its passage
    that best matches the question, or from a property: "the cellar is run by
    [[Mira Halvorsen]]", or naming it without a link, ``mentions.py``) count in a
    third ranking, since the second note of a
-   two-hop question is one text similarity alone does not find. When the graph runs out of notes the search keeps
+   two-hop question is one text similarity alone does not find. The fusion sums
+   ranks and nearly every note the graph ranks is a search hit too, so a neighbour
+   both rank low would still come before a hit only the search ranks: the notes one
+   view ranks best (the search's best ``hybrid_graph_seeds`` hits, the graph's best
+   note, the bridges) are tried first, in fused order, then the rest
+   (``supported_first``). When the graph runs out of notes the search keeps
    filling: a larger budget never holds less evidence than ``hybrid_search``
    would. A search hit is a related note with the relation ``MatchesQuestion``,
    its own focus (no ``focusUri``). A hit needs evidence of its own to be fused
@@ -317,7 +321,11 @@ class Packer:
                 pins.add(pinned.uri)
         others = [r for r in ranked if r.found.cand.uri not in pins]
         bridges = [r for r in others if self.bridge(r) or r.found.cand.uri in self.mentioned]
-        self.pack_related(packing, fuse(others, hits, self.qs.rrf_k, bridges))
+        fused = fuse(others, hits, self.qs.rrf_k, bridges)
+        shown = packing.named()
+        graph_best = next((r.found.cand.uri for r in others if r.found.cand.uri not in shown), "")
+        lead = [*hits[: self.qs.hybrid_graph_seeds], graph_best]
+        self.pack_related(packing, supported_first(fused, lead, bridges))
         self.pack_related(packing, rest, fill=True)
         if not packing.stopped_by_budget():
             self.pack_lists(packing)
@@ -566,6 +574,20 @@ def fuse(
             first.setdefault(uri, item)
     order = sorted(first, key=lambda u: -score[u])  # stable: discovery order on ties
     return [first[u] for u in order]
+
+
+def supported_first(
+    fused: Sequence[Ranked | str], lead: Iterable[str], bridges: Sequence[Ranked]
+) -> list[Ranked | str]:
+    """``fused`` with the notes of ``lead`` and the ``bridges`` first, each part in fused
+    order. The fusion sums ranks, and nearly every note the graph ranks is a search hit
+    too (the search admits the best hits' neighbours), so a neighbour that both rank
+    low still came before a hit only the search ranks: at small budgets the graph's
+    lower ranks took the room of the search's best hits. The leaders are the notes one
+    view ranks best: the search's best ``hybrid_graph_seeds`` hits (its seeds), the
+    graph's best note, and the bridges."""
+    first = set(lead) | {r.found.cand.uri for r in bridges}
+    return [x for x in fused if _uri(x) in first] + [x for x in fused if _uri(x) not in first]
 
 
 def restate(graph: VaultGraph, item: Ranked, present: set[str]) -> Ranked | None:
