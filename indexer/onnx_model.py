@@ -139,6 +139,11 @@ def _open(path: Path, threads: int, level: Any, save: Path | None = None) -> Any
     # server would carry forever; plain malloc hands it back (serve/memory.py trims).
     # A question embeds no slower without it (benchmarks/RESULTS.md, "Server memory").
     options.enable_cpu_mem_arena = False
+    # No memory patterns: ONNX Runtime keeps one per input shape it has run, for good
+    # (~5 KB each for MiniLM), so a server that re-embeds each edited chunk at its own
+    # length grew by every new length for hours (benchmarks/RESULTS.md, "Server memory
+    # over an hour, session 6"); neither a question nor a batch ran measurably slower.
+    options.enable_mem_pattern = False
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
 

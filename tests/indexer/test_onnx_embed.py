@@ -62,6 +62,13 @@ def test_the_session_keeps_no_memory_arena(tiny: OnnxEmbedder) -> None:
     assert tiny.load().session.get_session_options().enable_cpu_mem_arena is False
 
 
+def test_the_session_keeps_no_memory_pattern_per_shape(tiny: OnnxEmbedder) -> None:
+    # Patterns are kept for every input shape ever run: a server re-embedding edited
+    # chunks, each at its own length, would grow for hours.
+    tiny.embed(TEXTS)
+    assert tiny.load().session.get_session_options().enable_mem_pattern is False
+
+
 def test_no_texts_loads_nothing(model_dir: Path, tmp_path: Path) -> None:
     embedder = OnnxEmbedder(str(model_dir), cache_dir=tmp_path / "empty", export=False)
     assert embedder.embed([]).shape == (0, 384)
