@@ -7,15 +7,16 @@ The served app (``create_app``, the server's malloc settings, its start-up prelo
 heap freeze) answers through Starlette's ``TestClient`` the same requests in the same
 turn as the soak (``/query``, ``/search`` hybrid, ``/focus`` on a random note), but with no
 pause between them: a round is ``--per-round`` requests (60 = the soak's 30 s at 2 a
-second), then a line appended to a random note of a copy of the vault, the update the
-watcher would run (in one long-lived thread, as the watcher's), and the periodic trim.
-So round 20 is the soak's 10th minute and round 120 its 60th, in a few minutes. After
-each round one CSV row: resident MB (and of the heap, anonymous mappings and files),
-malloc's bytes in use and free, Python's blocks, the token counter's cache entries, the
-vault's bytes and chunks. Printed: the soak's summary in rounds (resident MB at rounds 0, 20, 60, 120, the medians of the ten
-rounds up to 20 and up to the end, i.e. the soak's five minutes). ``--trace N``:
-tracemalloc (N frames) from the start, and on stderr the allocation sites that grew most
-from round 20 to the end.
+second), then a line appended to a random note of a copy of the vault (``--edits
+toggle``: the note as it was or with one fixed line more, so the vault does not grow),
+the update the watcher would run (in one long-lived thread, as the watcher's), and the
+periodic trim. So round 20 is the soak's 10th minute and round 120 its 60th, in a few
+minutes. After each round one CSV row: resident MB (and of the heap, anonymous mappings
+and files), malloc's bytes in use and free, Python's blocks, the token counter's cache
+entries, the vault's bytes and chunks. Printed: the soak's summary in rounds (resident MB
+at rounds 0, 20, 60, 120, the medians of the ten rounds up to 20 and up to the end, i.e.
+the soak's five minutes). ``--trace N``: tracemalloc (N frames) from the start, and on
+stderr the allocation sites that grew most from round 20 to the end.
 """
 
 from __future__ import annotations
@@ -82,6 +83,7 @@ def run(args: argparse.Namespace) -> list[dict[str, float]]:
         live = app.state.live
         notes = note_titles(index_dir)
         md = sorted(vault.rglob("*.md"))
+        originals: dict[Path, str] = {}
         rng = random.Random(args.seed)
         watcher = ThreadPoolExecutor(1, thread_name_prefix="watch")  # the watcher's thread
         with TestClient(app, base_url="http://localhost") as client:
@@ -104,8 +106,7 @@ def run(args: argparse.Namespace) -> list[dict[str, float]]:
                         else:
                             client.post("/focus", json={"note": rng.choice(notes)[0], "seed": 1})
                         done += 1
-                    with open(rng.choice(md), "a", encoding="utf-8") as fh:
-                        fh.write(f"\nsoak edit {done} at {time.time():.0f}\n")
+                    edit(rng.choice(md), done, args.edits, originals)
                     watcher.submit(live.update, reason="watch").result()
                 memory.trim()  # the Trimmer's, every 30 s of the soak
                 malloc = _mallinfo()
@@ -141,6 +142,18 @@ def run(args: argparse.Namespace) -> list[dict[str, float]]:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return rows
+
+
+def edit(note: Path, done: int, how: str, originals: dict[Path, str]) -> None:
+    """``append``: a new line, as the soak's edits (the vault grows); ``toggle``: the
+    note as it was, or with one fixed line more (a real update, the vault the same)."""
+    if how == "append":
+        with open(note, "a", encoding="utf-8") as fh:
+            fh.write(f"\nsoak edit {done} at {time.time():.0f}\n")
+        return
+    text = note.read_text(encoding="utf-8")
+    original = originals.setdefault(note, text)
+    note.write_text(original if text != original else original + "\nsoak edit\n", "utf-8")
 
 
 def print_growth(diff: list[tracemalloc.StatisticDiff], since: int, top: int = 15) -> None:
@@ -187,6 +200,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-round", type=int, default=60, help="requests between edits")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, help="CSV, one row a round")
+    parser.add_argument(
+        "--edits", choices=("append", "toggle"), default="append", help="see ``edit``"
+    )
     parser.add_argument("--trace", type=int, default=0, help="tracemalloc frames (growth by site)")
     parser.add_argument("--verbose", action="store_true", help="each row on stderr as it comes")
     args = parser.parse_args(argv)
