@@ -44,7 +44,6 @@ from benchmarks.bench_soak import smaps_by_mapping  # noqa: E402
 from benchmarks.common import HELP_QUESTIONS as QUESTIONS  # noqa: E402
 from benchmarks.common import rss_mb  # noqa: E402
 from benchmarks.served import note_titles  # noqa: E402
-from benchmarks.soak_probe import _mallinfo  # noqa: E402
 
 
 def _count_cache_entries(rag: Any) -> int:
@@ -60,6 +59,7 @@ def _chunks(rag: Any) -> int:
 def run(args: argparse.Namespace) -> list[dict[str, float]]:
     from fastapi.testclient import TestClient
 
+    from benchmarks.soak_probe import _mallinfo  # here: importing it tracks every cache made
     from graphrag import VaultRAG
     from graphrag.config.server import ServerSettings
     from graphrag.serve import memory

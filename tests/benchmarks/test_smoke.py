@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+from csv import DictReader
 from pathlib import Path
 
 import pytest
@@ -83,12 +84,27 @@ def test_bench_soak_probe(tmp_path: Path) -> None:
 def test_soak_replica(tmp_path: Path) -> None:
     csv = tmp_path / "replica.csv"
     out = bench("benchmarks/soak_replica.py", str(ROOT / "sample_vault"), "--rounds", "3",
-                "--per-round", "6", "--out", str(csv), "--trace", "2")  # fmt: skip
+                "--per-round", "6", "--out", str(csv), "--trace", "2",
+                "--edits", "toggle")  # fmt: skip
     summary = json.loads(out)
     assert summary["rounds"] == 3 and summary["rss_end_mb"] > 0
     assert summary["count_entries_end"] > 0 and summary["chunks_end"] >= summary["chunks_start"]
-    rows = csv.read_text(encoding="utf-8").splitlines()
-    assert rows[0].startswith("round,rss_mb,heap_mb") and len(rows) == 5
+    rows = list(DictReader(csv.read_text(encoding="utf-8").splitlines()))
+    assert len(rows) == 4 and {"rss_mb", "heap_mb", "in_use_mb"} <= set(rows[0])
+
+
+def test_soak_replica_edits(tmp_path: Path) -> None:
+    from benchmarks.soak_replica import edit
+
+    note, originals = tmp_path / "n.md", {}
+    note.write_text("# N\n\nbody\n", encoding="utf-8")
+    edit(note, 1, "toggle", originals)
+    toggled = note.read_text(encoding="utf-8")
+    edit(note, 2, "toggle", originals)
+    assert toggled != "# N\n\nbody\n" == note.read_text(encoding="utf-8")  # the vault as it was
+    edit(note, 3, "append", originals)
+    edit(note, 4, "append", originals)
+    assert note.read_text(encoding="utf-8").count("soak edit") == 2  # the soak's: it grows
 
 
 def test_bench_memory() -> None:
