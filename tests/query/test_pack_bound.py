@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from graphrag import VaultRAG
-from graphrag.details import cost
+from graphrag.details import NoteText, cost
 from graphrag.details.cost import floors_hold
 from graphrag.query import pack
 from graphrag.query.render import json_text, render_prompt
@@ -253,3 +253,30 @@ def test_an_index_from_before_the_columns_answers_the_same(tmp_path: Path, schem
     assert rag.snapshot.index.whole_tokens("Short/Note 01") is not None
     assert old.snapshot.index.whole_tokens("Short/Note 01") is None
     assert _answers(old, range(500, 2001, 300)) == _answers(rag, range(500, 2001, 300))
+
+
+def test_a_uri_is_counted_in_the_fewer_of_its_two_forms_once_per_generation(
+    tmp_path: Path,
+) -> None:
+    """As written (the prompt) and as a JSON string (escaped quotes): the smaller; one
+    count when the two are the same text; kept for the next question."""
+    rag = make_rag(tmp_path, _hub())
+    text = NoteText(rag.snapshot.index)
+    asked: list[str] = []
+
+    class Counting:
+        name = rag.tokenizer.name
+
+        def count(self, s: str) -> int:
+            asked.append(s)
+            return rag.tokenizer.count(s)
+
+    plain, quoted = "Cards/Card 01", 'Say "cheese" \\ now'
+    assert cost.uri_tokens(text, plain, Counting()) == rag.tokenizer.count(plain)
+    assert asked == [plain]
+    got = cost.uri_tokens(text, quoted, Counting())
+    escaped = json.dumps(quoted)[1:-1]
+    assert got == min(rag.tokenizer.count(quoted), rag.tokenizer.count(escaped))
+    assert asked == [plain, quoted, escaped]
+    cost.uri_tokens(text, plain, Counting())
+    assert len(asked) == 3  # kept
