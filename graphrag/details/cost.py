@@ -13,8 +13,8 @@ them, and the text around the details) is one token at least, and where two part
 meet, the tokenizer may merge across the seam: ``SEAM_TOKENS`` is allowed at each
 (one was the most seen over the seams of every chunk pair sampled from the shared
 vaults, in every form). Besides its details a rendered note always holds its uri (as
-written in the prompt, as a JSON string in JSON), counted once per generation:
-``note_floor``. A note whose floor is more than is left cannot fit, so it is settled
+written in the prompt, as a JSON string in JSON), and the property lines its details
+open with are counted too (not one token): both once per generation, ``note_floor``. A note whose floor is more than is left cannot fit, so it is settled
 unbuilt (``query/pack.py``); the floor never decides that a note fits, so answers
 are the same with it or without it (docs/architecture.md, "Query mode").
 """
@@ -26,7 +26,7 @@ import json
 from graphrag.details.passages import Passage, shown_tokens
 from graphrag.details.text import NoteText
 from indexer.load import IndexSnapshot
-from indexer.shown import Counter
+from indexer.shown import Counter, shown_forms
 
 SEAM_TOKENS = 2
 
@@ -42,13 +42,30 @@ def floors_hold(index: IndexSnapshot, counter: object) -> bool:
     )
 
 
-def note_floor(note_text: NoteText, uri: str, passage: Passage, counter: Counter) -> int | None:
+def note_floor(
+    note_text: NoteText, uri: str, passage: Passage, counter: Counter, head: str = ""
+) -> int | None:
     """Fewest tokens the note ``uri`` rendered with ``passage`` as its details can take:
-    its details' floor and its uri (two more seams); None when the details' floor is."""
-    details = details_floor(note_text, uri, passage)
+    its details' floor and its uri (two more seams); None when the details' floor is.
+    ``head``: the property lines the passage opens with (``passage.head``), counted
+    (once per generation); without it they are one token at least."""
+    heads = head_tokens(note_text, uri, head, counter) if head and passage.head else 1
+    details = details_floor(note_text, uri, passage, heads)
     if details is None:
         return None
     return details + uri_tokens(note_text, uri, counter) - 2 * SEAM_TOKENS
+
+
+def head_tokens(note_text: NoteText, uri: str, head: str, counter: Counter) -> int:
+    """Fewest tokens a note's property lines take at the start of its details: in any
+    form ``shown_forms`` gives, or quoted with only their start stripped (the prompt
+    strips the details as a whole)."""
+
+    def count() -> int:
+        forms = shown_forms(head) | {head.lstrip().replace('"', '\\"')}
+        return min(counter.count(form) for form in forms)
+
+    return note_text.memo(("head-tokens", uri, head), count)
 
 
 def uri_tokens(note_text: NoteText, uri: str, counter: Counter) -> int:
@@ -64,15 +81,17 @@ def uri_tokens(note_text: NoteText, uri: str, counter: Counter) -> int:
     return note_text.memo(("uri-tokens", uri), count)
 
 
-def details_floor(note_text: NoteText, uri: str, passage: Passage) -> int | None:
+def details_floor(
+    note_text: NoteText, uri: str, passage: Passage, head_tokens: int = 1
+) -> int | None:
     """Fewest tokens a note rendered with ``passage`` as its details can take (JSON or
-    prompt, whatever else the note says); None when the passage is neither whole stored
-    chunks as the index counted them nor the whole text (an excerpt, embeds inlined, no
-    counts)."""
+    prompt, whatever else the note says), its property lines (if ``passage.head``)
+    ``head_tokens`` at least; None when the passage is neither whole stored chunks as
+    the index counted them nor the whole text (an excerpt, embeds inlined, no counts)."""
     if note_text.room_key(uri, passage.room) is not None:
         return None
     if not passage.chunks:
-        return _whole_floor(note_text, uri, passage)
+        return _whole_floor(note_text, uri, passage, head_tokens)
     counts = shown_tokens(note_text, uri)
     if len(counts) != passage.of:
         return None
@@ -80,10 +99,11 @@ def details_floor(note_text: NoteText, uri: str, passage: Passage) -> int | None
     # The parts besides the chunks: what joins them ("\n\n" or a gap), a gap before the
     # first and after the last when the note goes on, the property lines.
     extras = len(chosen) - 1 + (chosen[0] != 0) + (chosen[-1] != passage.of - 1) + passage.head
-    return sum(counts[j] for j in chosen) + extras - _seams(len(chosen) + extras)
+    head = (head_tokens - 1) * passage.head  # the property lines' part beyond one token
+    return sum(counts[j] for j in chosen) + extras + head - _seams(len(chosen) + extras)
 
 
-def _whole_floor(note_text: NoteText, uri: str, passage: Passage) -> int | None:
+def _whole_floor(note_text: NoteText, uri: str, passage: Passage, head_tokens: int) -> int | None:
     """The floor of a note shown whole (its text, after its property lines if any)."""
     if passage.cut:
         return None
@@ -95,7 +115,7 @@ def _whole_floor(note_text: NoteText, uri: str, passage: Passage) -> int | None:
     count = note_text.memo(("whole-tokens", uri), lambda: note_text.index.whole_tokens(uri))
     if count is None:
         return None
-    return count + passage.head - _seams(1 + passage.head)
+    return count + head_tokens * passage.head - _seams(1 + passage.head)
 
 
 def _seams(parts: int) -> int:

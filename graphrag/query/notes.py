@@ -84,7 +84,8 @@ class DetailSource:
         counts (``details.cost``); None when the index cannot say."""
         if not floors_hold(self.index, counter):
             return None
-        return note_floor(self.text, uri, passage, counter)
+        head = self.property_lines(uri) if passage.head else ""
+        return note_floor(self.text, uri, passage, counter, head)
 
     def _scores(self, uri: str, first: Sequence[int]) -> np.ndarray:
         """The question's chunk scores, the ``first`` chunks of ``uri`` raised to its best."""

@@ -131,8 +131,9 @@ def test_short_notes_shown_whole_and_the_uri_settle_notes_unbuilt(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Each part of the floor rules notes out on its own: notes under the cut, shown
-    whole (the count the index keeps per note), and notes whose details' floor fits
-    what is left but not with their uri beside it. Same answers as without counts."""
+    whole (the count the index keeps per note), notes whose details' floor fits what
+    is left but not with their uri beside it, and notes whose property lines, counted,
+    are more than the one token assumed without them. Same answers as without counts."""
     rag = make_rag(tmp_path, _hub())
     seen: Counter[str] = Counter()
     real_left_out = pack.Packer.left_out
@@ -145,6 +146,8 @@ def test_short_notes_shown_whole_and_the_uri_settle_notes_unbuilt(
             seen["whole" if not passage.chunks else "chunks"] += 1
             details = cost.details_floor(self.details.text, uri, passage)
             seen["by the uri"] += details is not None and details <= left
+            bare = cost.note_floor(self.details.text, uri, passage, packing.tokenizer)
+            seen["by the property lines"] += bare is not None and bare <= left
         return got
 
     monkeypatch.setattr(pack.Packer, "left_out", left_out)
@@ -152,6 +155,7 @@ def test_short_notes_shown_whole_and_the_uri_settle_notes_unbuilt(
     old = _without_counts(rag, tmp_path)
     assert _answers(old, range(400, 2401, 100)) == floored
     assert seen["whole"] > 0 and seen["chunks"] > 0 and seen["by the uri"] > 0
+    assert seen["by the property lines"] > 0
 
 
 @pytest.mark.parametrize("output", ["json", "prompt"])
