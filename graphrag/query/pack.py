@@ -9,7 +9,11 @@ there. The budget is spent in this order:
    share holds it; the best entry's whatever its share: it is the last thing to
    go, weaker notes are dropped before it is cut. An entry also gets its part of
    what is left of the share for more of its text; one that does not fit in that
-   form shows its best passage alone.
+   form shows its best passage alone. At a small budget (a related note's equal
+   share below ``truncate_length``), when the entries' best passages do not all fit
+   their share, an entry after the first shows that equal share, as a related note
+   would, unless it is one of the best hits of step 2: three entries' passages took
+   half of 1,000 tokens, the room of three more notes.
 2. **The best vector hit and the best BM25 hit**, if they are not entries: the
    best note of each text view is never displaced by structure.
 3. **Related notes and search hits, fused**: the graph's ranking (the rerank
@@ -312,7 +316,7 @@ class Packer:
         BM25 hit), the bridges, related notes and search hits fused, the rest of the
         hybrid ranking (``rest``: hits without evidence of their own) while room is
         left, then the entries' lists (see the module)."""
-        self.pack_entries(packing, entries, budget)
+        self.pack_entries(packing, entries, budget, best_hits)
         pins: set[str] = set()
         for best in dict.fromkeys(best_hits):
             pinned = self.pinned(packing, ranked, best)
@@ -374,8 +378,24 @@ class Packer:
         return min(most, max(share, MIN_ENTRY_CHARS, passage))
 
     # -- entries ------------------------------------------------------------------------
-    def pack_entries(self, packing: Packing, entries: Sequence[Entry], budget: int) -> None:
+    def pack_entries(
+        self,
+        packing: Packing,
+        entries: Sequence[Entry],
+        budget: int,
+        best_hits: Sequence[str] = (),
+    ) -> None:
         total = budget * self.qs.entry_budget_share
+        bares = [entry_note(self.graph, e, self.details, self.qs, 0, self.explain) for e in entries]
+        passages = [self.details.passage_chars(e.uri) for e in entries]
+        share_chars = budget * CHARS_PER_TOKEN // max(self.qs.max_documents, 1)
+        # When the entries' best passages do not all fit their share of the budget, the
+        # later ones would take the room of several related notes (three entries took
+        # half of 1,000 tokens): then an entry after the first shows a related note's
+        # equal share, its passage whole only if it is a best hit (``best_hits``).
+        crowded = share_chars < self.fs.truncate_length and total < sum(
+            packing.cost(b) + p / CHARS_PER_TOKEN for b, p in zip(bares, passages, strict=True)
+        )
         spent = 0
         for n, e in enumerate(entries):
             title = self.graph.info(e.uri).title
@@ -383,15 +403,17 @@ class Packer:
                 packing.skip(e.uri, title, "max_documents")
                 continue
             share = (total - spent) / (len(entries) - n)
-            bare = entry_note(self.graph, e, self.details, self.qs, 0, self.explain)
+            bare = bares[n]
             overhead = packing.cost(bare)
             room = int((share - overhead) * CHARS_PER_TOKEN)
             limit = max(min(self.qs.entry_truncate_length, room), MIN_ENTRY_CHARS)
-            passage = self.details.passage_chars(e.uri)
+            passage = passages[n]
             # Best passages whole, in entry order, while the entries' share holds them;
             # the best entry's whatever its share: it is the last thing to go.
             if n == 0 or overhead + passage / CHARS_PER_TOKEN <= total - spent:
                 limit = max(limit, passage)
+            if crowded and n > 0 and e.uri not in best_hits:
+                limit = min(limit, max(share_chars, MIN_ENTRY_CHARS))
             doc = with_details(bare, self.details, limit)
             before = packing.used
             if packing.copy_of(doc) is not None:

@@ -126,7 +126,9 @@ def test_a_mentioned_note_the_graph_reaches_ranks_as_a_bridge(tmp_path):
     rag = make_rag(tmp_path / "named", _tomb("dread knight"))
     result = rag.query(KNIGHT_QUESTION, budget=500, seed=0)
     assert uris(result.entries)[0] == "Monsters/Lich"
-    assert "Monsters/Dread Knight" in uris(result.related)
+    assert uris(result.related)[0] == "Monsters/Dread Knight"  # ahead of the beasts
     other = make_rag(tmp_path / "other", _tomb("stone golem"))
-    result = other.query(KNIGHT_QUESTION, budget=500, seed=0)
-    assert "Monsters/Dread Knight" not in uris(result.related)
+    related = uris(other.query(KNIGHT_QUESTION, budget=500, seed=0).related)
+    # No bridge: it may fill what the beasts leave, never take one's place.
+    if "Monsters/Dread Knight" in related:
+        assert related.index("Monsters/Dread Knight") == len(related) - 1 > 0
