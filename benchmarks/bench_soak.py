@@ -82,14 +82,21 @@ def smaps_by_mapping(pid: int) -> dict[str, float]:
     )
 
 
-def run(args: argparse.Namespace) -> dict[str, float]:
-    work = Path(tempfile.mkdtemp(prefix="soak-"))
+def work_copy(source: Path, index: Path | None, prefix: str) -> tuple[Path, Path, Path]:
+    """A temporary folder holding a copy of the vault (the soak edits it: the source is
+    never written) and of its index if one is given, without a running server's file."""
+    work = Path(tempfile.mkdtemp(prefix=prefix))
     vault = work / "vault"
-    shutil.copytree(args.vault, vault, copy_function=shutil.copy2)
+    shutil.copytree(source, vault, copy_function=shutil.copy2)
     index_dir = work / "index"
-    if args.index_dir:
-        shutil.copytree(args.index_dir, index_dir, copy_function=shutil.copy2)
+    if index:
+        shutil.copytree(index, index_dir, copy_function=shutil.copy2)
         (index_dir / "server.json").unlink(missing_ok=True)
+    return work, vault, index_dir
+
+
+def run(args: argparse.Namespace) -> dict[str, float]:
+    work, vault, index_dir = work_copy(args.vault, args.index_dir, "soak-")
     port = free_port()
     server = ["-m", "graphrag"]
     env = dict(os.environ)

@@ -29,7 +29,6 @@ import random
 import shutil
 import statistics
 import sys
-import tempfile
 import threading
 import time
 import tracemalloc
@@ -40,7 +39,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.bench_soak import smaps_by_mapping  # noqa: E402
+from benchmarks.bench_soak import smaps_by_mapping, work_copy  # noqa: E402
 from benchmarks.common import HELP_QUESTIONS as QUESTIONS  # noqa: E402
 from benchmarks.common import rss_mb  # noqa: E402
 from benchmarks.served import note_titles  # noqa: E402
@@ -65,13 +64,7 @@ def run(args: argparse.Namespace) -> list[dict[str, float]]:
     from graphrag.serve import memory
     from graphrag.serve.app import create_app
 
-    work = Path(tempfile.mkdtemp(prefix="soak-replica-"))
-    vault = work / "vault"
-    shutil.copytree(args.vault, vault, copy_function=shutil.copy2)
-    index_dir = work / "index"
-    if args.index_dir:
-        shutil.copytree(args.index_dir, index_dir, copy_function=shutil.copy2)
-        (index_dir / "server.json").unlink(missing_ok=True)
+    work, vault, index_dir = work_copy(args.vault, args.index_dir, "soak-replica-")
     rows: list[dict[str, float]] = []
     base: tracemalloc.Snapshot | None = None
     if args.trace:
