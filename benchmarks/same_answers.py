@@ -26,6 +26,8 @@ import shutil
 import sqlite3
 import sys
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -99,13 +101,13 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if differing else 0
 
 
-def check_floor(rag: object, questions: list[str]) -> int:
-    """Weigh every note the packer meets (nothing settled by the floor) and compare its
-    floor with its exact rendered cost; prints the smallest margin, returns how many
-    floors were above the cost."""
+@contextmanager
+def weighing_floors() -> Iterator[list[tuple[int, int, bool]]]:
+    """While open, the packer weighs every related note (none is settled by the floor)
+    and each one it can floor is recorded as (floor, exact cost, shown whole)."""
     from graphrag.query import pack
 
-    margins: dict[str, list[int]] = {"whole": [], "chunks": []}
+    weighed: list[tuple[int, int, bool]] = []
     sources: list[pack.DetailSource] = []
     real_related, real_add, real_left_out = (
         pack.Packer.pack_related,
@@ -122,22 +124,32 @@ def check_floor(rag: object, questions: list[str]) -> int:
         if last is not None and last[0][0] == doc.uri and last[1].text == doc.note.details:
             floor = sources[-1].floor(doc.uri, last[1], self.tokenizer)
             if floor is not None:
-                kind = "whole" if not last[1].chunks else "chunks"
-                margins[kind].append(self.cost(doc) - floor)
+                weighed.append((floor, self.cost(doc), not last[1].chunks))
         return real_add(self, doc, record)
 
     pack.Packer.pack_related = pack_related  # type: ignore[method-assign]
     pack.Packing.add = add  # type: ignore[method-assign]
     pack.Packer.left_out = lambda *a: False  # type: ignore[method-assign]
     try:
-        for q in questions:
-            for budget in (1000, 2000, 4000):
-                for output in ("json", "prompt"):
-                    rag.query(q, budget, seed=1, output=output)  # type: ignore[attr-defined]
+        yield weighed
     finally:
         pack.Packer.pack_related = real_related  # type: ignore[method-assign]
         pack.Packing.add = real_add  # type: ignore[method-assign]
         pack.Packer.left_out = real_left_out  # type: ignore[method-assign]
+
+
+def check_floor(rag: object, questions: list[str]) -> int:
+    """Weigh every note the packer meets (nothing settled by the floor) and compare its
+    floor with its exact rendered cost; prints the smallest margin, returns how many
+    floors were above the cost."""
+    with weighing_floors() as weighed:
+        for q in questions:
+            for budget in (1000, 2000, 4000):
+                for output in ("json", "prompt"):
+                    rag.query(q, budget, seed=1, output=output)  # type: ignore[attr-defined]
+    margins: dict[str, list[int]] = {"whole": [], "chunks": []}
+    for floor, cost, whole in weighed:
+        margins["whole" if whole else "chunks"].append(cost - floor)
     for kind, got in margins.items():
         if got:
             print(

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.same_answers import weighing_floors
 from graphrag import VaultRAG
 from graphrag.details import NoteText, cost
 from graphrag.details.cost import floors_hold
@@ -159,35 +160,15 @@ def test_short_notes_shown_whole_and_the_uri_settle_notes_unbuilt(
 
 
 @pytest.mark.parametrize("output", ["json", "prompt"])
-def test_the_floor_is_never_more_than_a_note_costs(
-    tmp_path: Path, output: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_floor_is_never_more_than_a_note_costs(tmp_path: Path, output: str) -> None:
     """Every related note the packer weighs, shown as stored chunks: its floor against
     its rendered cost, as the packer counts it."""
     rag = make_rag(tmp_path, _hub())
-    sources: list[pack.DetailSource] = []
-    real_related, real_add = pack.Packer.pack_related, pack.Packing.add
-    floors: list[tuple[int, int]] = []
-    whole: list[bool] = []  # the note shown whole, not as chunks
-
-    def pack_related(self: pack.Packer, *args: object, **kwargs: object) -> None:
-        sources.append(self.details)
-        real_related(self, *args, **kwargs)  # type: ignore[arg-type]
-
-    def add(self: pack.Packing, doc: pack.Doc, record: bool = True) -> bool:
-        last = sources[-1]._last if sources else None
-        if last is not None and last[0][0] == doc.uri and last[1].text == doc.note.details:
-            floor = sources[-1].floor(doc.uri, last[1], self.tokenizer)
-            if floor is not None:
-                floors.append((floor, self.cost(doc)))
-                whole.append(not last[1].chunks)
-        return real_add(self, doc, record)
-
-    monkeypatch.setattr(pack.Packer, "pack_related", pack_related)
-    monkeypatch.setattr(pack.Packing, "add", add)
-    monkeypatch.setattr(pack.Packer, "left_out", lambda *a: False)  # weigh every note
-    for budget in (600, 1500, 4000, 8000):
-        rag.query(QUESTION, budget=budget, seed=0, output=output)
+    with weighing_floors() as weighed:  # every note weighed, none settled by the floor
+        for budget in (600, 1500, 4000, 8000):
+            rag.query(QUESTION, budget=budget, seed=0, output=output)
+    floors = [(floor, cost) for floor, cost, _ in weighed]
+    whole = [shown_whole for _, _, shown_whole in weighed]
     assert len(floors) > 10 and 0 < sum(whole) < len(whole)
     assert all(floor <= cost for floor, cost in floors)
 
