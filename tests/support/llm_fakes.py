@@ -94,6 +94,8 @@ class SlowState:
         self.produced = 0
         self.closed = threading.Event()  # the generator was closed before its end
         self.finished = threading.Event()  # it yielded every piece
+        self.produced_at_close = -1  # pieces made when it was closed
+        self.read_prompt = False  # the async model got past reading its prompt
 
     def reset(self) -> None:
         self.__init__()  # type: ignore[misc]
@@ -120,6 +122,7 @@ class SlowModel(llm.Model):
                 yield f"piece {i} "
             SLOW.finished.set()
         except GeneratorExit:
+            SLOW.produced_at_close = SLOW.produced
             SLOW.closed.set()
             raise
 
@@ -141,12 +144,14 @@ class SlowAsyncModel(llm.AsyncModel):
         CALLS.add(self.model_id, prompt)
         try:
             await asyncio.sleep(SLOW_FIRST_S)
+            SLOW.read_prompt = True
             for i in range(SLOW_PIECES):
                 await asyncio.sleep(SLOW_STEP_S)
                 SLOW.produced += 1
                 yield f"piece {i} "
             SLOW.finished.set()
         except (asyncio.CancelledError, GeneratorExit):
+            SLOW.produced_at_close = SLOW.produced
             SLOW.closed.set()
             raise
 
