@@ -45,7 +45,9 @@ from .store import (
     open_generation,
     read_manifest,
     remove_leftovers,
+    schema_problem,
     write_lock,
+    written_by_newer,
 )
 from .tokens import get_tokenizer
 from .vector_kind import embedding_info, vectors_differ
@@ -277,6 +279,9 @@ def _build_locked(
     except Exception as exc:  # a corrupt manifest: start over rather than fail forever
         stats.warnings.append(f"{out_dir}: previous index unreadable ({exc}); rebuilding")
         previous = None
+    if previous is not None and not full and written_by_newer(previous):
+        # An update would be a silent full rebuild with older rules; only --full says so.
+        raise IndexStaleError(schema_problem(out_dir, previous["schema"]))
     cfg_hash = config_hash(config)
     prev_db = None
     prev_files: dict[str, tuple[int, int, str]] = {}

@@ -283,16 +283,31 @@ def tidy_index(index_dir: Path) -> list[str]:
         return []
 
 
+def written_by_newer(manifest: dict[str, Any]) -> bool:
+    """A later version wrote this index: rebuilding it here would throw its work away."""
+    schema = manifest.get("schema")
+    return isinstance(schema, int) and schema > SCHEMA_VERSION
+
+
+def schema_problem(index_dir: Path, schema: object) -> str:
+    """Why an index of ``schema`` cannot be opened, and what to do about it."""
+    readable = f"{READABLE_SCHEMAS[0]}-{READABLE_SCHEMAS[-1]}"
+    if isinstance(schema, int) and schema > SCHEMA_VERSION:
+        return (
+            f"{index_dir}: index schema {schema} was written by a newer vault-graphrag "
+            f"(this one reads {readable}); upgrade vault-graphrag, or rebuild the index "
+            "with --full"
+        )
+    return f"{index_dir}: index schema {schema} is not {readable}; re-index with --full"
+
+
 def open_generation(index_dir: Path) -> tuple[dict[str, Any], Path, sqlite3.Connection]:
     """Open the current generation read-only; it never changes after commit."""
     manifest = read_manifest(index_dir)
     if manifest is None:
         raise IndexMissingError(str(index_dir))
     if manifest.get("schema") not in READABLE_SCHEMAS:
-        raise IndexStaleError(
-            f"{index_dir}: index schema {manifest.get('schema')} is not {SCHEMA_VERSION}; "
-            "re-index with --full"
-        )
+        raise IndexStaleError(schema_problem(index_dir, manifest.get("schema")))
     gen = index_dir / manifest["generation"]
     db_path = gen / "index.sqlite"
     if not db_path.exists():

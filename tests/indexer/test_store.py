@@ -182,17 +182,35 @@ def test_missing_index_is_a_clear_error(tmp_path: Path) -> None:
         load_index(tmp_path / "nothing")
 
 
-def test_other_schema_is_stale_and_rebuilt(indexed: tuple[Path, Path]) -> None:
+def test_an_unknown_older_schema_is_stale_and_rebuilt(indexed: tuple[Path, Path]) -> None:
     vault, index_dir = indexed
     manifest_path = index_dir / MANIFEST
     manifest = json.loads(manifest_path.read_text())
-    manifest_path.write_text(json.dumps(dict(manifest, schema=SCHEMA_VERSION + 1)))
-    with pytest.raises(IndexStaleError, match="schema"):
+    manifest_path.write_text(json.dumps(dict(manifest, schema=0)))
+    with pytest.raises(IndexStaleError, match="schema 0 is not 1-3; re-index with --full"):
         load_index(index_dir)
     embedder = HashEmbedder()
     stats = build_index(vault, index_dir, embedder=embedder)
     assert "schema" in stats.full_reason
     assert len(embedder.texts) == stats.chunks == 77
+    assert load_index(index_dir).manifest["schema"] == SCHEMA_VERSION
+
+
+def test_a_newer_schema_is_refused_not_rebuilt(indexed: tuple[Path, Path]) -> None:
+    vault, index_dir = indexed
+    manifest_path = index_dir / MANIFEST
+    newer = dict(json.loads(manifest_path.read_text()), schema=SCHEMA_VERSION + 1)
+    manifest_path.write_text(json.dumps(newer))
+    with pytest.raises(IndexStaleError, match="written by a newer vault-graphrag"):
+        load_index(index_dir)
+    embedder = HashEmbedder()
+    # An update would throw the newer version's index away with older rules: refused.
+    with pytest.raises(IndexStaleError, match="upgrade vault-graphrag, or rebuild .* --full"):
+        build_index(vault, index_dir, embedder=embedder)
+    assert embedder.texts == [] and json.loads(manifest_path.read_text()) == newer
+    # Asked for in so many words, the rebuild goes ahead.
+    stats = build_index(vault, index_dir, embedder=embedder, full=True)
+    assert stats.chunks == 77
     assert load_index(index_dir).manifest["schema"] == SCHEMA_VERSION
 
 
