@@ -24,6 +24,7 @@ KNOWN_SETS = {
     "dendron.jsonl": REPO.parent / "shared" / "vaults" / "dendron-site",
     "obsidian-help.jsonl": REPO.parent / "shared" / "vaults" / "obsidian-help",
     "dnd-srd.jsonl": REPO.parent / "shared" / "vaults" / "dnd-srd-wiki",
+    "obsidian-hub.jsonl": REPO.parent / "shared" / "vaults" / "obsidian-hub",
 }
 
 
