@@ -6,6 +6,7 @@ import json
 import os
 import sqlite3
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -31,6 +32,15 @@ class ChunkRow:
     vec_id: int
     # Tokens of its shown text, at least (``shown.py``); None when the index has none.
     shown_tokens: int | None = None
+
+
+class NoteRow(NamedTuple):
+    """A note's row as text is made from it: ``body`` ("" when none), the stored
+    ``properties`` JSON, and ``whole_tokens`` (None when the index has no counts)."""
+
+    body: str
+    properties: str | None
+    whole_tokens: int | None
 
 
 @dataclass
@@ -165,6 +175,54 @@ class IndexSnapshot:
             (uri,),
         )
         return [ChunkRow(*r) for r in rows]
+
+    def notes_rows(self, uris: Sequence[str]) -> dict[str, NoteRow]:
+        """Of each of ``uris`` that is a note, what ``body``, ``whole_tokens`` and the
+        properties column give one note at a time, in one query."""
+        if not uris:
+            return {}
+        whole = "shown_tokens" if self.has_whole_tokens else "NULL"
+        rows = self._rows(
+            f"SELECT uri, body, properties, {whole} FROM notes "
+            f"WHERE uri IN ({','.join('?' * len(uris))})",
+            tuple(uris),
+        )
+        return {uri: NoteRow(body or "", props, tokens) for uri, body, props, tokens in rows}
+
+    def properties_of(self, uri: str) -> str | None:
+        """The note's stored front-matter properties (JSON), or None."""
+        rows = self._rows("SELECT properties FROM notes WHERE uri = ?", (uri,))
+        return rows[0][0] if rows else None
+
+    def chunks_of_notes(self, uris: Sequence[str]) -> dict[str, list[ChunkRow]]:
+        """``chunks_of`` of each of ``uris`` (those without chunks left out), in one query."""
+        if not uris:
+            return {}
+        shown = "shown_tokens" if self.has_shown_tokens else "NULL"
+        rows = self._rows(
+            f"SELECT id, uri, seq, heading_path, text, tokens, vec_id, {shown} FROM chunks "
+            f"WHERE uri IN ({','.join('?' * len(uris))}) ORDER BY uri, seq",
+            tuple(uris),
+        )
+        out: dict[str, list[ChunkRow]] = {}
+        for r in rows:
+            out.setdefault(r[1], []).append(ChunkRow(*r))
+        return out
+
+    def embeds_of_notes(self, uris: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
+        """``embeds_of`` of each of ``uris`` (those without embeds left out), in one query."""
+        if not uris:
+            return {}
+        rows = self._rows(
+            "SELECT source, written, target FROM links "
+            f"WHERE source IN ({','.join('?' * len(uris))}) "
+            "AND kind = 'embed' AND target_kind = 'note' ORDER BY source, rowid",
+            tuple(uris),
+        )
+        out: dict[str, list[tuple[str, str]]] = {}
+        for source, written, target in rows:
+            out.setdefault(source, []).append((written or "", target))
+        return out
 
     def warnings(self) -> list[str]:
         notes = [

@@ -43,16 +43,29 @@ def floors_hold(index: IndexSnapshot, counter: object) -> bool:
 
 
 def note_floor(
-    note_text: NoteText, uri: str, passage: Passage, counter: Counter, head: str = ""
+    note_text: NoteText,
+    uri: str,
+    passage: Passage,
+    counter: Counter,
+    head: str = "",
+    enough: int | None = None,
 ) -> int | None:
     """Fewest tokens the note ``uri`` rendered with ``passage`` as its details can take:
     its details' floor and its uri (two more seams); None when the details' floor is.
     ``head``: the property lines the passage opens with (``passage.head``), counted
-    (once per generation); without it they are one token at least."""
-    heads = head_tokens(note_text, uri, head, counter) if head and passage.head else 1
-    details = details_floor(note_text, uri, passage, heads)
+    (once per generation); without it they are one token at least. ``enough``: when
+    the stored counts alone (property lines and uri one token each) are more than
+    this, that smaller floor, without counting either: a note weighed once is mostly
+    settled by its stored counts, and counting its uri and property lines cost as
+    much as the rest of its floor."""
+    details = details_floor(note_text, uri, passage)
     if details is None:
         return None
+    bare = details + 1 - 2 * SEAM_TOKENS
+    if enough is not None and bare > enough:
+        return bare
+    if head and passage.head:  # the property lines' part beyond one token
+        details += head_tokens(note_text, uri, head, counter) - 1
     return details + uri_tokens(note_text, uri, counter) - 2 * SEAM_TOKENS
 
 
@@ -112,7 +125,7 @@ def _whole_floor(note_text: NoteText, uri: str, passage: Passage, head_tokens: i
         passage.text == body or (passage.head and passage.text.endswith("\n\n" + body))
     ):
         return None  # not the text the index counted (nothing to count, or changed)
-    count = note_text.memo(("whole-tokens", uri), lambda: note_text.index.whole_tokens(uri))
+    count = note_text.memo(("whole-tokens", uri), lambda: note_text.rows.whole_tokens(uri))
     if count is None:
         return None
     return count + head_tokens * passage.head - _seams(1 + passage.head)

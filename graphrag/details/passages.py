@@ -45,7 +45,7 @@ def sections(note_text: NoteText, uri: str, embed_room: int) -> list[str]:
     chooses among them."""
 
     def build() -> list[str]:
-        rows = note_text.index.chunks_of(uri)
+        rows = note_text.rows.chunks_of(uri)
         # Their stored counts come with the rows: kept too, for ``cost.details_floor``.
         note_text.memo(("shown-tokens", uri), lambda: stored_counts(rows), _counts_size)
         return [note_text.inline(uri, section_text(c), embed_room) for c in rows]
@@ -57,7 +57,7 @@ def shown_tokens(note_text: NoteText, uri: str) -> tuple[int, ...]:
     """The tokens each chunk of ``uri`` takes at least as ``section_text`` shows it
     (counted at index time, ``indexer.shown``); ``()`` when the index has no counts."""
     return note_text.memo(
-        ("shown-tokens", uri), lambda: stored_counts(note_text.index.chunks_of(uri)), _counts_size
+        ("shown-tokens", uri), lambda: stored_counts(note_text.rows.chunks_of(uri)), _counts_size
     )
 
 
@@ -75,7 +75,7 @@ def section_chars(note_text: NoteText, uri: str) -> list[int]:
     """The length of each chunk of ``uri`` under its heading path, as written (kept)."""
     return note_text.memo(
         ("section-chars", uri),
-        lambda: [len(section_text(c)) for c in note_text.index.chunks_of(uri)],
+        lambda: [len(section_text(c)) for c in note_text.rows.chunks_of(uri)],
     )
 
 

@@ -16,6 +16,7 @@ from typing import TypeVar
 from graphrag.config.details import DetailsSettings
 from graphrag.details.embeds import Embeds
 from graphrag.details.excerpt import excerpt
+from graphrag.details.rows import NoteRows
 from graphrag.snapshot.memo import Memo
 from graphrag.snapshot.snapshot import Snapshot
 from indexer.load import IndexSnapshot
@@ -39,7 +40,8 @@ class NoteText:
         self.index = index
         self.settings = settings or DetailsSettings()
         self._memo = Memo(MEMO_CHARS)
-        self.embeds = Embeds(self._resolve, index.body, self.settings)
+        self.rows = NoteRows(index)  # what the texts are made from, read ahead in batches
+        self.embeds = Embeds(self._resolve, self.rows.body, self.settings)
 
     def memo(
         self, key: Hashable, build: Callable[[], T], size: Callable[[T], int] | None = None
@@ -51,7 +53,7 @@ class NoteText:
     def _resolve(self, uri: str) -> dict[str, str]:
         def build() -> dict[str, str]:
             return {
-                written.strip().casefold(): target for written, target in self.index.embeds_of(uri)
+                written.strip().casefold(): target for written, target in self.rows.embeds_of(uri)
             }
 
         return self.memo(("embeds", uri), build)
@@ -74,7 +76,7 @@ class NoteText:
         return self.memo(
             ("full", uri, self.room_key(uri, max_chars)),
             # Folded as the indexer folds it where it counts a note's whole text.
-            lambda: whole_text(self.inline(uri, self.index.body(uri), max_chars)),
+            lambda: whole_text(self.inline(uri, self.rows.body(uri), max_chars)),
         )
 
     def details(self, uri: str, limit: int) -> tuple[str, bool]:

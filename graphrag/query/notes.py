@@ -4,7 +4,6 @@ details."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence, Set
 from dataclasses import replace
 
@@ -79,13 +78,21 @@ class DetailSource:
         self._last = (key, got)
         return got
 
-    def floor(self, uri: str, passage: Passage, counter: TokenCounter) -> int | None:
+    def read_ahead(self, uris: Iterable[str]) -> int:
+        """Read the stored rows of the notes ``uris`` (those not read before) in a few
+        queries, not five a note: the next notes packing will weigh (``details.rows``)."""
+        return self.text.rows.read_ahead(uris)
+
+    def floor(
+        self, uri: str, passage: Passage, counter: TokenCounter, enough: int | None = None
+    ) -> int | None:
         """Fewest tokens the note ``uri`` rendered with ``passage`` takes, as ``counter``
-        counts (``details.cost``); None when the index cannot say."""
+        counts (``details.cost``); None when the index cannot say. ``enough``: a smaller
+        floor will do once it is more than this (``cost.note_floor``)."""
         if not floors_hold(self.index, counter):
             return None
         head = self.property_lines(uri) if passage.head else ""
-        return note_floor(self.text, uri, passage, counter, head)
+        return note_floor(self.text, uri, passage, counter, head, enough)
 
     def _scores(self, uri: str, first: Sequence[int]) -> np.ndarray:
         """The question's chunk scores, the ``first`` chunks of ``uri`` raised to its best."""
@@ -118,8 +125,7 @@ class DetailSource:
     def property_lines(self, uri: str) -> str:
         def build() -> str:
             # Only the front matter (``note_row`` decodes the headings and more).
-            rows = self.corpus.rows("SELECT properties FROM notes WHERE uri = ?", (uri,))
-            properties = (json.loads(rows[0][0]) if rows and rows[0][0] else None) or {}
+            properties = self.text.rows.properties(uri)
             return property_lines(properties, self.settings.hidden_properties)
 
         return self.text.memo(("property-lines", uri), build)

@@ -85,6 +85,11 @@ MAX_CHARS_PER_TOKEN = 8  # hardly any text packs more: a safe lower bound of a n
 MIN_ENTRY_CHARS = 200
 # A related note's best passage may take up to this many equal shares of the budget.
 PASSAGE_SHARES = 2
+# Packing reads the stored rows of the next notes it will weigh this many at a time,
+# doubling up to the most (``DetailSource.read_ahead``): a question that weighs a few
+# notes reads a few more than it needs, one that weighs hundreds reads them in batches.
+READ_AHEAD = 8
+MAX_READ_AHEAD = 64
 
 # Near-duplicates: runs of SHINGLE words, and the share of a passage's runs that must
 # be found elsewhere. Eight words and 90% keep apart notes written from one template
@@ -434,7 +439,9 @@ class Packer:
     ) -> None:
         """Each note of ``order`` that fits, in order; ``fill``: only filling what is
         left (``explain`` does not list what did not fit)."""
-        for item in order:
+        order = list(order)
+        upto, step = 0, READ_AHEAD
+        for n, item in enumerate(order):
             uri = _uri(item)
             title = self.graph.info(uri).title
             if packing.full:
@@ -446,13 +453,16 @@ class Packer:
             present = packing.named()
             if uri in present:
                 continue
-            i = self.corpus.index_of.get(uri)
-            chars = (
-                min(int(self.corpus.body_chars[i]), self.fs.truncate_length) if i is not None else 0
-            )
-            if chars // MAX_CHARS_PER_TOKEN > packing.left:  # surely too big: not built
+            if self.surely_too_big(packing, uri):  # not built
                 packing.skip(uri, title, "budget")
                 continue
+            if n >= upto:  # the rows of the next notes to weigh, in a few queries
+                upto, step = n + step, min(2 * step, MAX_READ_AHEAD)
+                self.details.read_ahead(
+                    u
+                    for u in map(_uri, order[n:upto])
+                    if u not in present and not self.surely_too_big(packing, u)
+                )
             limit = self.related_limit(uri, packing.budget)
             if isinstance(item, str):
                 if not self.left_out(packing, uri, title, (), limit):
@@ -469,6 +479,12 @@ class Packer:
                 query_note(self.graph, restated, self.details, self.fs, self.explain, first, limit)
             )
 
+    def surely_too_big(self, packing: Packing, uri: str) -> bool:
+        """More characters than the most a token holds times the tokens left."""
+        i = self.corpus.index_of.get(uri)
+        chars = min(int(self.corpus.body_chars[i]), self.fs.truncate_length) if i is not None else 0
+        return chars // MAX_CHARS_PER_TOKEN > packing.left
+
     def left_out(
         self, packing: Packing, uri: str, title: str, first: Sequence[int], limit: int
     ) -> bool:
@@ -481,7 +497,7 @@ class Packer:
         if self.explain:
             return False
         passage = self.details.passage(uri, limit, first)
-        floor = self.details.floor(uri, passage, packing.tokenizer)
+        floor = self.details.floor(uri, passage, packing.tokenizer, enough=packing.left)
         if floor is None or floor <= packing.left:
             return False
         at = packing.copy_at(uri, passage.text)

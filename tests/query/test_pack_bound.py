@@ -265,3 +265,37 @@ def test_a_uri_is_counted_in_the_fewer_of_its_two_forms_once_per_generation(
     assert asked == [plain, quoted, escaped]
     cost.uri_tokens(text, plain, Counting())
     assert len(asked) == 3  # kept
+
+
+def test_a_note_its_stored_counts_settle_is_settled_without_counting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When the stored counts alone (its uri and property lines one token each) are more
+    than is left, the floor stops there: the note's uri and property lines are never
+    counted, and that floor is never more than the whole one."""
+    rag = make_rag(tmp_path, _hub())
+    counted: set[str] = set()
+    real_uri_tokens, real_left_out = cost.uri_tokens, pack.Packer.left_out
+
+    def uri_tokens(note_text: NoteText, uri: str, counter: object) -> int:
+        counted.add(uri)
+        return real_uri_tokens(note_text, uri, counter)  # type: ignore[arg-type]
+
+    settled: Counter[str] = Counter()
+
+    def left_out(self: pack.Packer, packing: pack.Packing, uri: str, *args: object) -> bool:
+        left = packing.left
+        got = real_left_out(self, packing, uri, *args)  # type: ignore[arg-type]
+        if got:
+            settled["uncounted"] += uri not in counted
+            passage, count = self.details._last[1], packing.tokenizer  # type: ignore[index]
+            stopped = self.details.floor(uri, passage, count, enough=left)
+            whole = self.details.floor(uri, passage, count)
+            assert stopped is not None and whole is not None and left < stopped <= whole
+            settled["stopped early"] += stopped < whole
+        return got
+
+    monkeypatch.setattr(cost, "uri_tokens", uri_tokens)
+    monkeypatch.setattr(pack.Packer, "left_out", left_out)
+    _answers(rag, range(400, 2401, 100))
+    assert settled["uncounted"] > 0 and settled["stopped early"] > 0
