@@ -74,7 +74,9 @@ def smaps_by_mapping(pid: int) -> dict[str, float]:
     for line in Path(f"/proc/{pid}/smaps").read_text().splitlines():
         first = line.split(maxsplit=6)
         if first and "-" in first[0] and not first[0].endswith(":"):  # a mapping's header
-            name = Path(first[5]).name if len(first) > 5 else "[anon]"
+            # Not ``Path(...).name``: pathlib interns every part it parses, and in the
+            # server (soak_probe.py) that used up the interned-string table as it measured.
+            name = first[5].rsplit("/", 1)[-1] if len(first) > 5 else "[anon]"
         elif first and first[0] == "Rss:":
             sizes[name] = sizes.get(name, 0.0) + int(first[1]) / 1024
     return dict(

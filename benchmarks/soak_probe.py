@@ -7,7 +7,8 @@ server only; nothing here is in the package). Every ``SOAK_PROBE_SECONDS`` (60) 
 one JSON line: resident MB by mapping (heap, anonymous, files), glibc's ``mallinfo2``
 (bytes in use and free in malloc's arenas, mmap'd blocks), Python's allocated blocks,
 every ``SizedLRU`` alive (limit, held, entries) and the token counts' ``CountCache``, the
-garbage collector's counts, frozen objects and ``gc.garbage``. With ``SOAK_PROBE_TRACE=N``
+garbage collector's counts, frozen objects and ``gc.garbage``, and CPython's table of
+interned strings (``benchmarks/interned.py``). With ``SOAK_PROBE_TRACE=N``
 (frames) tracemalloc runs from the start, and from minute ``SOAK_PROBE_BASE`` (10) each
 sample also lists the allocation sites that grew most since then.
 """
@@ -34,6 +35,7 @@ if TRACE:
     tracemalloc.start(TRACE)
 
 from benchmarks.bench_soak import smaps_by_mapping  # noqa: E402
+from benchmarks.interned import interned_table  # noqa: E402
 from indexer import count_cache, lru  # noqa: E402
 
 _caches: weakref.WeakSet[lru.SizedLRU] = weakref.WeakSet()
@@ -110,12 +112,11 @@ def _caches_now() -> list[dict[str, object]]:
 
 
 def _sample(start: float, base: tracemalloc.Snapshot | None) -> dict[str, object]:
+    where = smaps_by_mapping(os.getpid())
     row: dict[str, object] = {
         "minutes": round((time.monotonic() - start) / 60, 2),
-        "smaps": {k: v for k, v in smaps_by_mapping(os.getpid()).items() if k.startswith("[")},
-        "smaps_files_mb": round(
-            sum(v for k, v in smaps_by_mapping(os.getpid()).items() if not k.startswith("[")), 1
-        ),
+        "smaps": {k: v for k, v in where.items() if k.startswith("[")},
+        "smaps_files_mb": round(sum(v for k, v in where.items() if not k.startswith("[")), 1),
         "malloc": _mallinfo(),
         "py_blocks": sys.getallocatedblocks(),
         "gc_count": gc.get_count(),
@@ -123,6 +124,7 @@ def _sample(start: float, base: tracemalloc.Snapshot | None) -> dict[str, object
         "gc_garbage": len(gc.garbage),
         "threads": threading.active_count(),
         "caches": _caches_now(),
+        "interned": interned_table(),
     }
     if TRACE:
         current, peak = tracemalloc.get_traced_memory()

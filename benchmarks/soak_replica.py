@@ -58,6 +58,7 @@ def _chunks(rag: Any) -> int:
 def run(args: argparse.Namespace) -> list[dict[str, float]]:
     from fastapi.testclient import TestClient
 
+    from benchmarks.interned import interned_table
     from benchmarks.soak_probe import _mallinfo  # here: importing it tracks every cache made
     from graphrag import VaultRAG
     from graphrag.config.server import ServerSettings
@@ -119,6 +120,8 @@ def run(args: argparse.Namespace) -> list[dict[str, float]]:
                     "chunks": _chunks(rag),
                     "threads": threading.active_count(),
                 }
+                interned = interned_table()
+                row.update({f"interned_{k}": v for k, v in interned.items()})
                 rows.append(row)
                 since = min(20, args.rounds // 2)
                 if args.trace and round_ in (since, args.rounds):

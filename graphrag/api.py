@@ -40,6 +40,26 @@ if TYPE_CHECKING:
     from indexer.tokens import Tokenizer
 
 
+def vault_relative(path: str, vault: Path) -> str | None:
+    """``path`` (absolute, or from the working folder) as a path inside ``vault`` once
+    symlinks are resolved, "/"-separated; None outside it or for a path that cannot be
+    one (NUL). With ``os.path``, not ``Path.resolve``: pathlib interns every part of a
+    path it parses, and a server resolving each ``/focus`` name that way filled CPython's
+    interned-string table with names used once (benchmarks/RESULTS.md, "Server memory
+    over an hour, session 7")."""
+    try:
+        real = os.path.realpath(path)
+    except (ValueError, OSError):  # NUL; realpath itself does not raise on a loop
+        return None
+    root = os.fspath(vault)
+    if real == root:
+        return "."
+    prefix = root if root.endswith(os.sep) else root + os.sep
+    if not real.startswith(prefix):
+        return None
+    return real[len(prefix) :].replace(os.sep, "/")
+
+
 class VaultRAG:
     """Retrieval over one vault's index.
 
@@ -184,11 +204,9 @@ class VaultRAG:
             # A file path to a note in the vault. Only "~/" means the home folder: "~Inbox"
             # is a note's name (Path.expanduser would look for a user called Inbox and raise).
             path = os.path.expanduser(query) if query == "~" or query.startswith("~/") else query
-            try:
-                rel = Path(path).resolve().relative_to(self.vault)
-                candidates.append(rel.as_posix().removesuffix(".md"))
-            except (ValueError, OSError, RuntimeError):  # not in the vault, NUL, too long, a loop
-                pass
+            rel = vault_relative(path, self.vault)
+            if rel is not None:
+                candidates.append(rel.removesuffix(".md"))
         for c in candidates:
             if c in graph.nodes and graph.nodes[c].kind == "note":
                 return c

@@ -34,23 +34,26 @@ def cached_blocks(text: str, folder: Path | None = None) -> list[Block]:
     where = folder or cache_folder()
     if where is None:
         return parser.blocks(text)
-    path = where / (
-        hashlib.blake2b(text.encode("utf-8", "surrogatepass")).hexdigest()[:32] + ".json"
-    )
+    # str paths, not ``where / name``: pathlib interns every part it parses, and a
+    # server would fill CPython's interned-string table with each text's digest.
+    name = hashlib.blake2b(text.encode("utf-8", "surrogatepass")).hexdigest()[:32] + ".json"
+    path = os.path.join(where, name)
     try:
-        return [_block(row) for row in json.loads(path.read_text(encoding="utf-8"))]
+        with open(path, encoding="utf-8") as fh:
+            return [_block(row) for row in json.loads(fh.read())]
     except (OSError, ValueError, TypeError, KeyError):
         pass
     found = parser.blocks(text)
     rows = [[b.kind, b.start, b.end, b.head, [list(p) for p in b.parts], b.fence] for b in found]
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp = os.path.join(where, f".{name}.{os.getpid()}.tmp")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps(rows), encoding="utf-8")
+        os.makedirs(where, exist_ok=True)
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps(rows))
         os.replace(tmp, path)
     except OSError:  # a read-only home: parse each time
         with contextlib.suppress(OSError):
-            tmp.unlink()
+            os.unlink(tmp)
     return found
 
 

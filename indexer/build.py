@@ -93,7 +93,9 @@ class Unchanged:
     path: str
 
 
-def read_note_bytes(file: Path, path: str, limit: int) -> tuple[bytes, int, str | None]:
+def read_note_bytes(
+    file: str | os.PathLike[str], path: str, limit: int
+) -> tuple[bytes, int, str | None]:
     """At most ``limit`` bytes of a regular file: (data, file size, warning or None).
 
     Opened without blocking and checked again after opening, since the scan's
@@ -130,7 +132,9 @@ def _parse_entry(
     """Worker: read and parse one file; a problem comes back as a warning string."""
     vault, path, size, mtime_ns, hier, known_hash, limit = args
     try:
-        data, size, cut = read_note_bytes(Path(vault) / path, path, limit)
+        # A str path: pathlib would intern every part of it (and a served process's
+        # interned-string table would fill with names used once).
+        data, size, cut = read_note_bytes(os.path.join(vault, path), path, limit)
     except FileNotFoundError:
         return f"{path}: vanished during indexing; skipped"
     except OSError as exc:
@@ -494,7 +498,7 @@ def _build_locked(
         stats.relinked = derived.relinked
         _write_files_and_warnings(db, current, scan.attachments, derived.warnings)
         vectors.save(writer.vectors_path)
-        write_note_vectors(writer.tmp / NOTE_VECTORS, *note_vectors(db, vectors))
+        write_note_vectors(os.path.join(writer.tmp, NOTE_VECTORS), *note_vectors(db, vectors))
         for key, value in derived.counts.items():
             setattr(stats, key, value)
         stats.chunks = db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]

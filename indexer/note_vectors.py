@@ -55,9 +55,11 @@ def _close(uris: list[str], rows: list[np.ndarray], uri: str, total: np.ndarray)
         rows.append(total / norm)
 
 
-def write(path: Path, uris: list[str], matrix: np.ndarray) -> None:
+def write(path: str | os.PathLike[str], uris: list[str], matrix: np.ndarray) -> None:
     """Write atomically (a reader sees the old file or the whole new one)."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    from .store import temp_beside
+
+    tmp = temp_beside(path)
     with open(tmp, "wb") as fh:
         np.savez(fh, uris=np.array(uris, dtype=str), vectors=matrix)
         fh.flush()

@@ -86,11 +86,12 @@ class Excluder:
 
 
 def read_ignore_filters(vault: Path, warnings: list[str]) -> list[str]:
-    app = vault / ".obsidian" / "app.json"
-    if not app.is_file():
+    app = os.path.join(vault, ".obsidian", "app.json")  # str: see ``scan_vault``
+    if not os.path.isfile(app):
         return []
     try:
-        data = json.loads(app.read_text(encoding="utf-8"))
+        with open(app, encoding="utf-8") as fh:
+            data = json.loads(fh.read())
     except (OSError, ValueError) as exc:
         warnings.append(f".obsidian/app.json: unreadable ({exc}); userIgnoreFilters not applied")
         return []
@@ -102,11 +103,12 @@ def read_template_folders(vault: Path, warnings: list[str]) -> list[str]:
     """Vault-relative template folders named in Obsidian's settings (never the vault root)."""
     folders: list[str] = []
     for name, key, owner in TEMPLATE_SETTINGS:
-        path = vault / ".obsidian" / name
-        if not path.is_file():
+        path = os.path.join(vault, ".obsidian", name)  # str: see ``scan_vault``
+        if not os.path.isfile(path):
             continue
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            with open(path, encoding="utf-8") as fh:
+                data = json.loads(fh.read())
         except (OSError, ValueError) as exc:
             warnings.append(f".obsidian/{name}: unreadable ({exc}); {owner} folder not excluded")
             continue
@@ -145,13 +147,17 @@ def scan_vault(
     seen_dirs: set[tuple[int, int]] = set()
     # Symlinked folders are walked after the real tree, so a link pointing back into
     # the vault is the one skipped, not the folder it points at.
-    linked: list[tuple[Path, str]] = []
+    linked: list[tuple[str | Path, str]] = []
     # One listing per open folder, deepest last: the same order as a recursive walk.
     stack: list[tuple[Iterator[os.DirEntry[str]], str]] = []
 
-    def enter(folder: Path, rel: str) -> None:
+    # Folders as the str paths scandir gives, not Path(entry.path): pathlib interns every
+    # part of a path it parses, so a server scanning on each update used up CPython's
+    # table of interned strings with dead names until it was resized, twice the size
+    # (benchmarks/RESULTS.md, "Server memory over an hour, session 7").
+    def enter(folder: str | Path, rel: str) -> None:
         try:
-            st = folder.stat()
+            st = os.stat(folder)
         except OSError as exc:
             result.warnings.append(f"{rel or '.'}: cannot read folder ({exc.strerror})")
             return
@@ -189,9 +195,9 @@ def scan_vault(
             elif excluder.excluded(child, is_dir=True):
                 pass
             elif entry.is_symlink():
-                linked.append((Path(entry.path), child))
+                linked.append((entry.path, child))
             else:
-                enter(Path(entry.path), child)
+                enter(entry.path, child)
             return
         if excluder.excluded(child):
             return

@@ -45,6 +45,7 @@ SCHEMA_VERSION = 3  # the SQLite file's user_version: MIGRATIONS applied
 # migrates them.
 READABLE_SCHEMAS = (1, 2, SCHEMA_VERSION)
 MANIFEST = "manifest.json"
+DB = "index.sqlite"  # in each generation
 # What an interrupted writer leaves: its temp generation folder or temp manifest, tagged by pid.
 LEFTOVER_RE = re.compile(r"\.gen-\d+\.tmp-(\d+)|\.manifest\.json\.(\d+)\.tmp")
 GENERATION_RE = re.compile(r"gen-(\d+)")
@@ -119,13 +120,23 @@ def read_manifest(index_dir: Path) -> dict[str, Any] | None:
 
 
 def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp = temp_beside(path)
     with open(tmp, "w", encoding="utf-8") as fh:
         json.dump(data, fh, indent=2, sort_keys=True)
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
     _fsync_dir(path.parent)
+
+
+def temp_beside(path: str | os.PathLike[str], tag: str = "") -> str:
+    """``.NAME.PID[.TAG].tmp`` in ``path``'s folder, as a str: a ``Path`` made from it would
+    intern every part (CPython 3.11's pathlib), and a server writing a new temp name on
+    each update used up the interned-string table with names freed at once, until it was
+    resized to twice the size (benchmarks/RESULTS.md, "Server memory over an hour,
+    session 7")."""
+    folder, name = os.path.split(os.fspath(path))
+    return os.path.join(folder, f".{name}.{os.getpid()}{'.' + tag if tag else ''}.tmp")
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -161,31 +172,32 @@ class GenerationWriter:
         self.previous = previous
         number = int(previous["generation"].split("-")[1]) + 1 if previous else 1
         self.name = f"gen-{number:06d}"
-        self.tmp = index_dir / f".{self.name}.tmp-{os.getpid()}"
+        # str paths for this update's new names (see ``temp_beside``).
+        self.tmp = os.path.join(index_dir, f".{self.name}.tmp-{os.getpid()}")
         shutil.rmtree(self.tmp, ignore_errors=True)
-        self.tmp.mkdir(parents=True)
-        prev_db = index_dir / previous["generation"] / "index.sqlite" if previous else None
-        if prev_db is not None and prev_db.exists():
-            shutil.copyfile(prev_db, self.tmp / "index.sqlite")
-        self.db = sqlite3.connect(self.tmp / "index.sqlite")
+        os.makedirs(self.tmp)
+        prev_db = os.path.join(index_dir, previous["generation"], DB) if previous else None
+        if prev_db is not None and os.path.exists(prev_db):
+            shutil.copyfile(prev_db, os.path.join(self.tmp, DB))
+        self.db = sqlite3.connect(os.path.join(self.tmp, DB))
         self.db.execute("PRAGMA journal_mode = OFF")  # the temp folder is the journal
         self.db.execute("PRAGMA synchronous = OFF")
         migrate(self.db)
 
     @property
-    def vectors_path(self) -> Path:
-        return self.tmp / "vectors.faiss"
+    def vectors_path(self) -> str:
+        return os.path.join(self.tmp, "vectors.faiss")
 
-    def commit(self, manifest: dict[str, Any]) -> Path:
+    def commit(self, manifest: dict[str, Any]) -> str:
         self.db.commit()
         self.db.execute("PRAGMA journal_mode = DELETE")
         self.db.close()
-        for name in ("index.sqlite", "vectors.faiss"):
-            path = self.tmp / name
-            if path.exists():
+        for name in (DB, "vectors.faiss"):
+            path = os.path.join(self.tmp, name)
+            if os.path.exists(path):
                 with open(path, "rb") as fh:
                     os.fsync(fh.fileno())
-        final = self.index_dir / self.name
+        final = os.path.join(self.index_dir, self.name)
         shutil.rmtree(final, ignore_errors=True)
         os.replace(self.tmp, final)
         _fsync_dir(self.index_dir)
@@ -309,7 +321,7 @@ def open_generation(index_dir: Path) -> tuple[dict[str, Any], Path, sqlite3.Conn
     if manifest.get("schema") not in READABLE_SCHEMAS:
         raise IndexStaleError(schema_problem(index_dir, manifest.get("schema")))
     gen = index_dir / manifest["generation"]
-    db_path = gen / "index.sqlite"
+    db_path = gen / DB
     if not db_path.exists():
         raise IndexMissingError(str(index_dir), f"{manifest['generation']} is missing")
     db = sqlite3.connect(

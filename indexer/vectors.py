@@ -27,7 +27,7 @@ class VectorIndex:
         index = faiss.read_index(str(path))
         return cls(index.d, index)
 
-    def save(self, path: Path) -> None:
+    def save(self, path: str | Path) -> None:
         faiss.write_index(self.index, str(path))
 
     def ids(self) -> np.ndarray:

@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from indexer.store import temp_beside
+
 log = logging.getLogger(__name__)
 
 FILE = "lexical.npz"  # in the generation folder
@@ -131,7 +133,7 @@ def write(path: Path, stamp: dict[str, Any], saved: Saved) -> None:
     uris = [u for u, _ in saved.keys]
     if path.exists() and read(path, stamp, uris) is not None:
         return
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    tmp = temp_beside(path, str(threading.get_ident()))  # a str: pathlib would intern it
     try:
         with open(tmp, "wb") as out:
             np.savez(
@@ -148,4 +150,4 @@ def write(path: Path, stamp: dict[str, Any], saved: Saved) -> None:
     except OSError as exc:
         log.info("lexical index not saved in %s: %s", path, exc)
         with contextlib.suppress(OSError):
-            tmp.unlink(missing_ok=True)
+            os.unlink(tmp)
