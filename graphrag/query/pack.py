@@ -56,9 +56,6 @@ there. The budget is spent in this order:
 
 from __future__ import annotations
 
-import re
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -70,6 +67,7 @@ from graphrag.config.query import QuerySettings
 from graphrag.focus.mode import related_note
 from graphrag.focus.relations import CHILD, OBJECT, PARENT, classify
 from graphrag.focus.traverse import Candidate
+from graphrag.query.copies import Copies
 from graphrag.query.entry import Entry
 from graphrag.query.notes import DetailSource, entry_note, query_note, with_details, with_lists
 from graphrag.query.score import Ranked
@@ -91,49 +89,6 @@ PASSAGE_SHARES = 2
 READ_AHEAD = 8
 MAX_READ_AHEAD = 64
 
-# Near-duplicates: runs of SHINGLE words, and the share of a passage's runs that must
-# be found elsewhere. Eight words and 90% keep apart notes written from one template
-# ("This wand has 7 charges ... the *fireball* spell" / "... the *lightning bolt* spell").
-SHINGLE = 8
-COPY_SHARE = 0.9
-MIN_SHINGLES = 10  # shorter passages are cheap, and too short to call copies
-
-_WORD = re.compile(r"\w+", re.U)
-
-
-def shingles(text: str) -> frozenset[int]:
-    """Hashes of the text's runs of ``SHINGLE`` words, heading lines left out: a
-    passage shows its heading path (``Monsters (L) > Lich``) where its copy says
-    ``Lich``."""
-    prose = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
-    words = _WORD.findall(prose.casefold())
-    return frozenset(map(hash, zip(*(words[k:] for k in range(SHINGLE)), strict=False)))
-
-
-class BodyShingles:
-    """Notes' whole-text shingles, the most recently used ``size`` kept: one object per
-    index generation (``Corpus.derived``), so a duplicated folder's long aggregate
-    notes are read and hashed once, not in every query that meets them."""
-
-    def __init__(self, body: Callable[[str], str], size: int = 512) -> None:
-        self.body = body
-        self.size = size
-        self._cache: OrderedDict[str, frozenset[int]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def __call__(self, uri: str) -> frozenset[int]:
-        with self._lock:
-            got = self._cache.get(uri)
-            if got is not None:
-                self._cache.move_to_end(uri)
-                return got
-        got = shingles(self.body(uri))
-        with self._lock:
-            self._cache[uri] = got
-            while len(self._cache) > self.size:
-                self._cache.popitem(last=False)
-        return got
-
 
 @dataclass
 class Packing:
@@ -148,17 +103,11 @@ class Packing:
     docs: list[Doc] = field(default_factory=list)
     costs: list[int] = field(default_factory=list)
     skipped: list[SkippedNote] = field(default_factory=list)
-    _shown: list[frozenset[int]] = field(default_factory=list)
-    # The last text's shingles (``copy_of`` then ``add`` look at the same document) and
-    # the whole-text shingles asked for in this packing, without the shared LRU's lock.
-    _last: tuple[str, frozenset[int]] | None = None
-    _body_of: dict[str, frozenset[int]] = field(default_factory=dict)
-    # Everything shown, and the whole texts of the first ``_bodies_in`` documents: a
-    # passage that is not 90% in these is no copy, found with one set intersection.
-    _shown_all: set[int] = field(default_factory=set)
-    _bodies_all: set[int] = field(default_factory=set)
-    _bodies_in: int = 0
+    copies: Copies = field(init=False)  # what is shown, to find copies (``copies.py``)
     _named: frozenset[str] | None = None  # ``named()``, until the documents change
+
+    def __post_init__(self) -> None:
+        self.copies = Copies(self.bodies)
 
     @property
     def used(self) -> int:
@@ -209,8 +158,7 @@ class Packing:
         self.docs.append(doc)
         self.costs.append(tokens)
         self._named = None
-        self._shown.append(self._shingles(doc.note.details))
-        self._shown_all.update(self._shown[-1])
+        self.copies.add(doc.note.details)
         return True
 
     def add_new(self, doc: Doc) -> bool:
@@ -239,34 +187,7 @@ class Packing:
     def copy_at(self, uri: str, details: str) -> int | None:
         """The position of the document already holding the passage ``details`` of
         note ``uri``, or None."""
-        mine = self._shingles(details)
-        if len(mine) < MIN_SHINGLES or not self.docs:
-            return None
-        need = COPY_SHARE * len(mine)
-        if len(mine & self._shown_all) >= need:
-            overlap = [len(mine & shown) for shown in self._shown]
-            if sum(overlap) >= need:
-                return max(range(len(overlap)), key=overlap.__getitem__)
-        if self.bodies is None:
-            return None
-        for other in self.docs[self._bodies_in :]:
-            self._bodies_all.update(self._body(other.uri))
-        self._bodies_in = len(self.docs)
-        if len(mine & self._bodies_all) < need:  # no document's whole text holds it
-            return None
-        theirs_in_mine: frozenset[int] | None = None
-        for at, other in enumerate(self.docs):
-            if len(mine & self._body(other.uri)) < need:
-                continue
-            # Each holds the other's passage: the same text in two notes.
-            theirs = self._shown[at]
-            if theirs_in_mine is None:
-                theirs_in_mine = self._body(uri)
-            if len(theirs) >= MIN_SHINGLES and len(theirs & theirs_in_mine) >= (
-                COPY_SHARE * len(theirs)
-            ):
-                return at
-        return None
+        return self.copies.at(self.docs, uri, details)
 
     def replace(self, at: int, doc: Doc) -> bool:
         """Put ``doc`` in place of document ``at`` if the difference fits."""
@@ -277,19 +198,6 @@ class Packing:
         self.costs[at] = tokens
         self._named = None
         return True
-
-    def _body(self, uri: str) -> frozenset[int]:
-        got = self._body_of.get(uri)
-        if got is None:
-            got = self._body_of[uri] = self.bodies(uri) if self.bodies is not None else frozenset()
-        return got
-
-    def _shingles(self, text: str) -> frozenset[int]:
-        if self._last is not None and self._last[0] == text:
-            return self._last[1]
-        got = shingles(text)
-        self._last = (text, got)
-        return got
 
 
 @dataclass(frozen=True)

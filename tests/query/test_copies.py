@@ -1,4 +1,4 @@
-"""Copy detection (``pack.Packing.copy_of``) answers as the rule spelled out does, on
+"""Copy detection (``copies.Copies.at``, through ``pack.Packing.copy_of``) answers as the rule spelled out does, on
 passages and whole texts that overlap in every way (the fast path skips the
 per-document comparisons when the union of what they look in cannot hold the passage)."""
 
@@ -7,7 +7,8 @@ from __future__ import annotations
 import random
 from types import SimpleNamespace
 
-from graphrag.query.pack import COPY_SHARE, MIN_SHINGLES, Packing, shingles
+from graphrag.query.copies import COPY_SHARE, MIN_SHINGLES, shingles
+from graphrag.query.pack import Packing
 
 
 def reference_copy_of(docs, shown, body, doc) -> int | None:
@@ -62,13 +63,13 @@ def test_copy_of_equals_the_rule_on_overlapping_texts():
         packing = Packing(10**9, lambda d, at: "", SimpleNamespace(count=len), 100, body)
         for uri in rng.sample(sorted(bodies), len(bodies)):
             doc = _doc(uri, passages[uri])
-            expected = reference_copy_of(packing.docs, packing._shown, body, doc)
+            expected = reference_copy_of(packing.docs, packing.copies.shown, body, doc)
             assert packing.copy_of(doc) == expected
             if expected is None:
                 packing.add(doc)
             else:
                 by_shown = reference_copy_of(
-                    packing.docs, packing._shown, lambda u: frozenset(), doc
+                    packing.docs, packing.copies.shown, lambda u: frozenset(), doc
                 )
                 found[by_shown is not None] += 1
     # Both ways of being a copy occurred: by the passages shown, and by whole texts.
