@@ -27,8 +27,17 @@ def shingles(text: str) -> frozenset[int]:
     """Hashes of the text's runs of ``SHINGLE`` words, heading lines left out: a
     passage shows its heading path (``Monsters (L) > Lich``) where its copy says
     ``Lich``."""
+    return runs_of(words_of(text))
+
+
+def words_of(text: str) -> list[str]:
+    """The words ``shingles`` takes runs of (casefolded, heading lines left out)."""
     prose = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
-    words = _WORD.findall(prose.casefold())
+    return _WORD.findall(prose.casefold())
+
+
+def runs_of(words: Sequence[str]) -> frozenset[int]:
+    """Hashes of the runs of ``SHINGLE`` words of ``words``."""
     return frozenset(map(hash, zip(*(words[k:] for k in range(SHINGLE)), strict=False)))
 
 
@@ -71,9 +80,11 @@ class Copies:
 
     bodies: Callable[[str], frozenset[int]] | None = None
     shown: list[frozenset[int]] = field(default_factory=list)  # by document, in order
-    # The last text's shingles (``copy_of`` then ``add`` look at the same document) and
-    # the whole-text shingles asked for in this packing, without the shared LRU's lock.
+    # The last text's shingles (``copy_of`` then ``add`` look at the same document), or
+    # its words when only its first runs were needed, and the whole-text shingles asked
+    # for in this packing, without the shared LRU's lock.
     _last: tuple[str, frozenset[int]] | None = None
+    _last_words: tuple[str, list[str]] | None = None
     _body_of: dict[str, frozenset[int]] = field(default_factory=dict)
     # Everything shown, and the whole texts of the first ``_bodies_in`` documents: a
     # passage that is not 90% in these is no copy, found with one set intersection.
@@ -89,8 +100,15 @@ class Copies:
     def at(self, docs: Sequence[Shown], uri: str, details: str) -> int | None:
         """The position in ``docs`` (the context, whose passages ``add`` was given) of
         the document already holding the passage ``details`` of note ``uri``, or None."""
+        if not docs:
+            return None
+        if self._last is None or self._last[0] != details:
+            words = words_of(details)
+            self._last_words = (details, words)
+            if self._surely_new(docs, words):
+                return None
         mine = self._shingles(details)
-        if len(mine) < MIN_SHINGLES or not docs:
+        if len(mine) < MIN_SHINGLES:
             return None
         need = COPY_SHARE * len(mine)
         if len(mine & self._shown_all) >= need:
@@ -99,9 +117,7 @@ class Copies:
                 return max(range(len(overlap)), key=overlap.__getitem__)
         if self.bodies is None:
             return None
-        for other in docs[self._bodies_in :]:
-            self._bodies_all.update(self._body(other.uri))
-        self._bodies_in = len(docs)
+        self._bodies_up_to(docs)
         if len(mine & self._bodies_all) < need:  # no document's whole text holds it
             return None
         theirs_in_mine: frozenset[int] | None = None
@@ -118,6 +134,32 @@ class Copies:
                 return at
         return None
 
+    def _surely_new(self, docs: Sequence[Shown], words: Sequence[str]) -> bool:
+        """Is a passage of ``words`` surely no copy, from its first runs alone? Most
+        passages weighed are new, and hashing all their runs was most of finding that
+        out. A copy has at least ``COPY_SHARE`` of its distinct runs in what is shown or
+        in a document's whole text, so more of its first runs missing from both than the
+        rest of its runs could make up for settles it (and a passage with too few runs
+        is no copy either)."""
+        runs = len(words) - SHINGLE + 1
+        if runs < MIN_SHINGLES:
+            return True
+        missing = (1 - COPY_SHARE) * runs + 1  # more than the most a copy can miss
+        first = min(runs, int(missing) + SHINGLE)  # a few runs of room for repeats
+        if first == runs:
+            return False  # as many runs as the whole: hash them all
+        self._bodies_up_to(docs)
+        head = runs_of(words[: first + SHINGLE - 1])
+        return len(head.difference(self._shown_all, self._bodies_all)) >= missing
+
+    def _bodies_up_to(self, docs: Sequence[Shown]) -> None:
+        """Every document's whole text in ``_bodies_all`` (when there are ``bodies``)."""
+        if self.bodies is None:
+            return
+        for other in docs[self._bodies_in :]:
+            self._bodies_all.update(self._body(other.uri))
+        self._bodies_in = len(docs)
+
     def _body(self, uri: str) -> frozenset[int]:
         got = self._body_of.get(uri)
         if got is None:
@@ -127,6 +169,9 @@ class Copies:
     def _shingles(self, text: str) -> frozenset[int]:
         if self._last is not None and self._last[0] == text:
             return self._last[1]
-        got = shingles(text)
+        if self._last_words is not None and self._last_words[0] == text:
+            got = runs_of(self._last_words[1])
+        else:
+            got = shingles(text)
         self._last = (text, got)
         return got

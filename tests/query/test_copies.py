@@ -74,3 +74,42 @@ def test_copy_of_equals_the_rule_on_overlapping_texts():
                 found[by_shown is not None] += 1
     # Both ways of being a copy occurred: by the passages shown, and by whole texts.
     assert found[True] > 10 and found[False] > 10, found
+
+
+def test_a_new_passage_is_settled_from_its_first_runs_and_the_rule_holds_at_the_edge(
+    monkeypatch,
+):
+    """A passage whose first runs are missing from the context is no copy without hashing
+    the rest; one that is new only up to the share a copy may miss is still compared in
+    full: the answer is the rule's for every length of new text in front of a copy."""
+    import graphrag.query.copies as copies
+
+    hashed: list[int] = []
+    real_runs_of = copies.runs_of
+
+    def runs_of(words):
+        hashed.append(len(words))
+        return real_runs_of(words)
+
+    monkeypatch.setattr(copies, "runs_of", runs_of)
+    shown = " ".join(f"shown{j}" for j in range(200))
+    settled = compared = 0
+    for new in range(0, 120, 3):
+
+        def body(uri: str) -> frozenset[int]:  # the passage's own note holds nothing else
+            return shingles(shown) if uri == "held" else frozenset()
+
+        packing = Packing(10**9, lambda d, at: "", SimpleNamespace(count=len), 100, body)
+        packing.add(_doc("held", shown))
+        passage = " ".join([f"new{j}" for j in range(new)] + [f"shown{j}" for j in range(150)])
+        doc = _doc("mine", passage)
+        expected = reference_copy_of(packing.docs, packing.copies.shown, body, doc)
+        hashed.clear()
+        assert packing.copy_of(doc) == expected
+        words = len(passage.split())
+        if hashed and max(hashed) < words:
+            settled += 1
+            assert expected is None
+        else:
+            compared += 1
+    assert settled > 5 and compared > 5
