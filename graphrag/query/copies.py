@@ -21,6 +21,9 @@ COPY_SHARE = 0.9
 MIN_SHINGLES = 10  # shorter passages are cheap, and too short to call copies
 
 _WORD = re.compile(r"\w+", re.U)
+_ASCII_WORDS = bytes(
+    c if c < 128 and (chr(c).isalnum() or chr(c) == "_") else 32 for c in range(256)
+)
 
 
 def shingles(text: str) -> frozenset[int]:
@@ -32,8 +35,14 @@ def shingles(text: str) -> frozenset[int]:
 
 def words_of(text: str) -> list[str]:
     """The words ``shingles`` takes runs of (casefolded, heading lines left out)."""
-    prose = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
-    return _WORD.findall(prose.casefold())
+    if "#" in text:  # else no line is a heading
+        text = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+    folded = text.casefold()
+    if folded.isascii():
+        # The words ``_WORD`` finds, a quarter of the time: every byte that is not a
+        # word character (ASCII letters, digits, "_") made a space, then split.
+        return folded.encode("ascii").translate(_ASCII_WORDS).decode("ascii").split()
+    return _WORD.findall(folded)
 
 
 def runs_of(words: Sequence[str]) -> frozenset[int]:

@@ -113,3 +113,32 @@ def test_a_new_passage_is_settled_from_its_first_runs_and_the_rule_holds_at_the_
         else:
             compared += 1
     assert settled > 5 and compared > 5
+
+
+def test_words_are_the_word_pattern_s_in_ascii_and_in_any_text():
+    """``words_of`` splits ASCII text without the regex; the words are the regex's
+    (``\\w+``, casefolded, heading lines left out) in every text."""
+    import re
+
+    from graphrag.query.copies import words_of
+
+    rng = random.Random(3)
+    ascii_chars = [chr(i) for i in range(128)]
+    other = ["é", "ß", "ſ", "K", "İ", "…", "ﬁ", "\u2028", "\x85", "日本", "٣", "_", "#"]
+
+    def reference(text: str) -> list[str]:
+        kept = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+        return re.findall(r"\w+", kept.casefold())
+
+    for trial in range(5000):
+        pool = ascii_chars if trial % 2 else ascii_chars + other
+        text = "".join(rng.choice(pool) for _ in range(rng.randint(0, 60)))
+        assert words_of(text) == reference(text), repr(text)
+    assert words_of("# Lich\nThe LICH_king's 2 wands\n  ## x\nend") == [
+        "the",
+        "lich_king",
+        "s",
+        "2",
+        "wands",
+        "end",
+    ]
