@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from csv import DictReader
@@ -145,3 +146,14 @@ def test_answer_coverage() -> None:
     row = next(line for line in out.splitlines() if line.startswith("| 1000 |"))
     whole, gold = (float(cell) for cell in row.strip("| \n").split("|")[1:])
     assert 0 < gold <= whole <= 100  # the gold notes' text is part of the context
+
+
+def test_note_costs() -> None:
+    out = bench("benchmarks/note_costs.py", "--smoke")
+    assert "| key | entry | related | hit | vector |" in out
+    row = next(line for line in out.splitlines() if line.startswith("| a note, all keys |"))
+    means = [float(cell) for cell in row.strip("| \n").split("|")[1:]]
+    assert means[0] > 0 and means[-1] > 0  # entries and the baseline's notes were counted
+    bound = next(line for line in out.splitlines() if line.startswith("notes per 1,000"))
+    graphrag, free, cut, vector = (float(x) for x in re.findall(r"\b\d+\.\d\d\b", bound))
+    assert 0 < graphrag <= free <= cut and vector > 0  # taking tokens away only raises it
