@@ -10,7 +10,10 @@ instead of importing the parser. A missing, damaged or unwritable cache only mea
 parsing, as before (docs/architecture.md, start-up).
 
 The cache is ``$XDG_CACHE_HOME/vault-graphrag/blocks/`` (one small file per note that
-is the target of a block embed; safe to delete at any time).
+is the target of a block embed; safe to delete at any time). Each edit of such a note
+adds a file and each upgrade a folder, so it prunes itself when it writes: past
+``MAX_FILES`` the oldest files go, and another version's folder untouched for
+``STALE_DAYS`` goes with them.
 """
 
 from __future__ import annotations
@@ -20,6 +23,9 @@ import hashlib
 import importlib.util
 import json
 import os
+import re
+import shutil
+import time
 from functools import lru_cache
 from pathlib import Path
 
@@ -27,6 +33,9 @@ from . import blocks as parser
 from .blocks import Block
 
 FORMAT = 1
+MAX_FILES = 4096  # a file is ~1 KB per 10 blocks: a few MB at most
+STALE_DAYS = 30
+_FOLDER_NAME = re.compile(r"[0-9a-f]{16}")
 
 
 def cached_blocks(text: str, folder: Path | None = None) -> list[Block]:
@@ -54,7 +63,30 @@ def cached_blocks(text: str, folder: Path | None = None) -> list[Block]:
     except OSError:  # a read-only home: parse each time
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        return found
+    with contextlib.suppress(OSError):  # pruning is housekeeping: never the command's error
+        prune(str(where))
     return found
+
+
+def prune(where: str, now: float | None = None) -> None:
+    """Keep ``where`` to ``MAX_FILES`` (the newest), and drop sibling folders of other
+    versions nobody wrote to for ``STALE_DAYS``. Only writes call it: a hit costs nothing."""
+    with os.scandir(where) as it:
+        files = [e for e in it if e.name.endswith(".json") and e.is_file()]
+    if len(files) > MAX_FILES:
+        # Down to three quarters, so the next writes do not each scan and delete again.
+        files.sort(key=lambda e: e.stat().st_mtime_ns)
+        for entry in files[: len(files) - MAX_FILES * 3 // 4]:
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+    parent, mine = os.path.split(where.rstrip(os.sep))
+    cutoff = (time.time() if now is None else now) - STALE_DAYS * 86400
+    with os.scandir(parent) as it:
+        others = [e for e in it if e.name != mine and _FOLDER_NAME.fullmatch(e.name)]
+    for entry in others:
+        if entry.is_dir(follow_symlinks=False) and entry.stat().st_mtime < cutoff:
+            shutil.rmtree(entry.path, ignore_errors=True)
 
 
 def _block(row: list) -> Block:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -70,3 +72,37 @@ def test_the_folder_is_named_by_the_parser_and_lives_in_the_user_cache(
         assert block_cache.cache_folder() != folder  # other rules: other files
     finally:
         block_cache.cache_folder.cache_clear()
+
+
+def test_a_full_cache_drops_its_oldest_files_when_it_writes(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(block_cache, "MAX_FILES", 8)
+    texts = [f"note {i} ^b{i}" for i in range(8)]
+    for age, text in enumerate(texts):
+        cached_blocks(text, folder)
+        newest = max(folder.glob("*.json"), key=lambda p: p.stat().st_mtime_ns)
+        stamp = 1_000_000 + age  # distinct, in writing order, whatever the clock's grain
+        os.utime(newest, (stamp, stamp))
+    assert len(list(folder.glob("*.json"))) == 8  # at the bound: nothing pruned yet
+    oldest = {p.name for p in sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime)[:3]}
+    cached_blocks("one more ^m", folder)
+    left = {p.name for p in folder.glob("*.json")}
+    assert len(left) == 6  # nine pruned to three quarters of the bound
+    assert not oldest & left
+    assert cached_blocks(texts[0], folder) == parser.blocks(texts[0])  # a pruned text: parsed
+
+
+def test_another_versions_folder_goes_once_stale_and_a_recent_one_stays(tmp_path: Path) -> None:
+    root = tmp_path / "blocks"
+    mine, stale, recent, foreign = (root / n for n in ("0" * 16, "a" * 16, "b" * 16, "keep"))
+    for d in (stale, recent, foreign):
+        d.mkdir(parents=True)
+        (d / "x.json").write_text("[]")
+    month_ago = time.time() - (block_cache.STALE_DAYS + 1) * 86400
+    os.utime(stale, (month_ago, month_ago))
+    os.utime(foreign, (month_ago, month_ago))
+    cached_blocks("a note ^x", mine)
+    assert not stale.exists()
+    assert recent.exists() and foreign.exists()  # not ours by name: never touched
+    assert cached_blocks("a note ^x", mine) == parser.blocks("a note ^x")
