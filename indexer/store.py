@@ -164,6 +164,24 @@ def write_lock(index_dir: Path, wait: bool = False) -> Iterator[None]:
             fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
+# Each generation starts as a copy of the last, free pages included; every update
+# frees a few more (SQLite reuses some), so without this the file only ever grows.
+COMPACT_SHARE = 0.25
+COMPACT_MIN_BYTES = 1 << 20
+
+
+def compact(db: sqlite3.Connection) -> bool:
+    """VACUUM ``db`` when its free pages are over ``COMPACT_SHARE`` of the file and
+    ``COMPACT_MIN_BYTES``: rare enough that an update rarely pays a rewrite."""
+    page_size = db.execute("PRAGMA page_size").fetchone()[0]
+    pages = db.execute("PRAGMA page_count").fetchone()[0]
+    free = db.execute("PRAGMA freelist_count").fetchone()[0]
+    if free * page_size < COMPACT_MIN_BYTES or free < COMPACT_SHARE * pages:
+        return False
+    db.execute("VACUUM")
+    return True
+
+
 class GenerationWriter:
     """Builds the next generation in a temp folder; ``commit`` makes it current."""
 
@@ -190,6 +208,7 @@ class GenerationWriter:
 
     def commit(self, manifest: dict[str, Any]) -> str:
         self.db.commit()
+        compact(self.db)
         self.db.execute("PRAGMA journal_mode = DELETE")
         self.db.close()
         for name in (DB, "vectors.faiss"):

@@ -251,3 +251,53 @@ def test_crash_before_the_manifest_replace_keeps_the_old_generation(
     after = load_index(index_dir)
     assert after.manifest["generation"] == "gen-000002"
     assert after.body("Glossary").strip().endswith("Rewritten entirely.")
+
+
+def _free_pages(index_dir: Path) -> tuple[int, int]:
+    """(free pages, all pages) of the current generation's SQLite file."""
+    gen = json.loads((index_dir / MANIFEST).read_text())["generation"]
+    db = sqlite3.connect(index_dir / gen / "index.sqlite")
+    try:
+        return (
+            db.execute("PRAGMA freelist_count").fetchone()[0],
+            db.execute("PRAGMA page_count").fetchone()[0],
+        )
+    finally:
+        db.close()
+
+
+@pytest.mark.parametrize("compacts", [True, False])
+def test_an_update_that_frees_much_of_the_file_compacts_it(
+    sample_vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, compacts: bool
+) -> None:
+    index_dir = tmp_path / "index"
+    build_index(sample_vault, index_dir, embedder=HashEmbedder())
+    for note in sorted(sample_vault.rglob("*.md"))[::2]:
+        note.unlink()  # half the notes: their rows' pages are freed in the copy
+    monkeypatch.setattr(indexer.store, "COMPACT_MIN_BYTES", 0)
+    if not compacts:  # the control: the same update, never compacted
+        monkeypatch.setattr(indexer.store, "COMPACT_SHARE", 2.0)
+    build_index(sample_vault, index_dir, embedder=HashEmbedder())
+    free, pages = _free_pages(index_dir)
+    if compacts:
+        assert free == 0
+    else:
+        assert free > pages / 10  # what the update leaves behind without compacting
+    # either way the index answers for the notes left
+    assert len(load_index(index_dir).graph) > 0
+
+
+def test_a_few_free_pages_are_kept_rather_than_rewriting_the_file(tmp_path: Path) -> None:
+    db = sqlite3.connect(tmp_path / "x.sqlite")
+    db.execute("CREATE TABLE t (b BLOB)")
+    db.executemany("INSERT INTO t VALUES (?)", [(b"x" * 4000,)] * 1000)  # ~4 MB
+    db.commit()
+    db.execute("DELETE FROM t WHERE rowid <= 100")  # a tenth freed: under the share
+    db.commit()
+    assert indexer.store.compact(db) is False
+    assert db.execute("PRAGMA freelist_count").fetchone()[0] >= 100
+    db.execute("DELETE FROM t WHERE rowid <= 600")  # over half freed
+    db.commit()
+    assert indexer.store.compact(db) is True
+    assert db.execute("PRAGMA freelist_count").fetchone()[0] == 0
+    assert db.execute("SELECT count(*) FROM t").fetchone()[0] == 400
