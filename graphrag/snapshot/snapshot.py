@@ -95,7 +95,8 @@ class Snapshot:
 
     def warm(self, search: bool = False, language: str | None = None) -> None:
         """Build now what a request would otherwise build: the vectors and the name index;
-        with ``search`` the query arrays, and with ``language`` the BM25 index too."""
+        with ``search`` the query arrays and the title tables, and with ``language``
+        the BM25 index too."""
         self.index.vectors  # noqa: B018 - a lazy property; reading it loads
         self.names  # noqa: B018 - built on first use
         if search:
@@ -104,3 +105,6 @@ class Snapshot:
                 from graphrag.snapshot.lexical import lexical_index
 
                 lexical_index(corpus, language)
+            from graphrag.query.entry import warm_titles
+
+            warm_titles(corpus, self.graph, language)

@@ -250,3 +250,18 @@ def test_fuzzy_names_finds_what_comparing_every_name_finds():
             expected = [n for n in enumerate(names) if within_edits("".join(key), n[1], limit)]
             found = [(at, name) for at, name, _ in table.near("".join(key), limit)]
             assert found == expected
+
+
+def test_the_snapshot_s_warm_up_builds_the_title_tables_questions_read(tmp_path):
+    """Built at the warm-up (with the BM25 index's language, the stemmed names for
+    misspellings too), not by the first question, which then reads the same tables."""
+    from tests.support.query_vault import KITCHEN, make_rag
+
+    rag = make_rag(tmp_path, KITCHEN)
+    snapshot = rag.snapshot
+    snapshot.warm(search=True, language="english")
+    corpus = snapshot.corpus
+    titles, fuzzy = corpus.cached("titles"), corpus.cached("titles-fuzzy-names")
+    assert titles and fuzzy
+    rag.query("lentil soup with onoins", seed=0)  # a misspelling: the fuzzy table is read
+    assert corpus.cached("titles") is titles and corpus.cached("titles-fuzzy-names") is fuzzy
