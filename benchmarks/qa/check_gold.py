@@ -25,6 +25,7 @@ KNOWN_SETS = {
     "obsidian-help.jsonl": REPO.parent / "shared" / "vaults" / "obsidian-help",
     "dnd-srd.jsonl": REPO.parent / "shared" / "vaults" / "dnd-srd-wiki",
     "obsidian-hub.jsonl": REPO.parent / "shared" / "vaults" / "obsidian-hub",
+    "obsidian-help-2.jsonl": REPO.parent / "shared" / "vaults" / "obsidian-help",
 }
 
 
