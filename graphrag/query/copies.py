@@ -21,9 +21,7 @@ COPY_SHARE = 0.9
 MIN_SHINGLES = 10  # shorter passages are cheap, and too short to call copies
 
 _WORD = re.compile(r"\w+", re.U)
-_ASCII_WORDS = bytes(
-    c if c < 128 and (chr(c).isalnum() or chr(c) == "_") else 32 for c in range(256)
-)
+_ASCII_WORDS = bytes(c if c >= 128 or chr(c).isalnum() or chr(c) == "_" else 32 for c in range(256))
 
 
 def shingles(text: str) -> frozenset[int]:
@@ -38,11 +36,17 @@ def words_of(text: str) -> list[str]:
     if "#" in text:  # else no line is a heading
         text = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
     folded = text.casefold()
+    # The words ``_WORD`` finds, a quarter of the time: every ASCII character that is
+    # not a word character (letters, digits, "_") made a space (in UTF-8 no other
+    # character has an ASCII byte), then split at spaces (no whitespace is a word
+    # character). Only the pieces holding other characters are split by the pattern.
+    spaced = folded.encode("utf-8", "surrogatepass").translate(_ASCII_WORDS)
+    pieces = spaced.decode("utf-8", "surrogatepass").split()
     if folded.isascii():
-        # The words ``_WORD`` finds, a quarter of the time: every byte that is not a
-        # word character (ASCII letters, digits, "_") made a space, then split.
-        return folded.encode("ascii").translate(_ASCII_WORDS).decode("ascii").split()
-    return _WORD.findall(folded)
+        return pieces
+    return [
+        w for piece in pieces for w in (_WORD.findall(piece) if not piece.isascii() else (piece,))
+    ]
 
 
 def runs_of(words: Sequence[str]) -> frozenset[int]:

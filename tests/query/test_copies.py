@@ -124,7 +124,22 @@ def test_words_are_the_word_pattern_s_in_ascii_and_in_any_text():
 
     rng = random.Random(3)
     ascii_chars = [chr(i) for i in range(128)]
-    other = ["é", "ß", "ſ", "K", "İ", "…", "ﬁ", "\u2028", "\x85", "日本", "٣", "_", "#"]
+    other = [
+        "é",
+        "ß",
+        "ſ",
+        "K",
+        "İ",
+        "…",
+        "ﬁ",
+        "\u2028",
+        "\x85",
+        "\xa0",
+        "日本",
+        "٣",
+        "🗂️",
+        "\ud800",
+    ]
 
     def reference(text: str) -> list[str]:
         kept = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
