@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import threading
+from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -57,23 +58,29 @@ def runs_of(words: Sequence[str]) -> frozenset[int]:
 class BodyShingles:
     """Notes' whole-text shingles, the most recently used ``size`` kept: one object per
     index generation (``Corpus.derived``), so a duplicated folder's long aggregate
-    notes are read and hashed once, not in every query that meets them."""
+    notes are read and hashed once, not in every query that meets them.
+
+    Kept as arrays of 64-bit hashes, not sets: a set of hashes holds one int object
+    per run, and every full collection visits each of them (on obsidian-hub the 512
+    kept held 265,000 hashes, and a full collection took 60 ms with them, 25 without);
+    a question makes its set again from the array (~30 ns a run, against ~1 us to hash
+    one from the text)."""
 
     def __init__(self, body: Callable[[str], str], size: int = 512) -> None:
         self.body = body
         self.size = size
-        self._cache: OrderedDict[str, frozenset[int]] = OrderedDict()
+        self._cache: OrderedDict[str, array[int]] = OrderedDict()
         self._lock = threading.Lock()
 
     def __call__(self, uri: str) -> frozenset[int]:
         with self._lock:
-            got = self._cache.get(uri)
-            if got is not None:
+            kept = self._cache.get(uri)
+            if kept is not None:
                 self._cache.move_to_end(uri)
-                return got
+                return frozenset(kept)
         got = shingles(self.body(uri))
         with self._lock:
-            self._cache[uri] = got
+            self._cache[uri] = array("q", got)
             while len(self._cache) > self.size:
                 self._cache.popitem(last=False)
         return got

@@ -157,3 +157,25 @@ def test_words_are_the_word_pattern_s_in_ascii_and_in_any_text():
         "wands",
         "end",
     ]
+
+
+def test_whole_texts_shingles_are_kept_out_of_the_collector_s_sight():
+    """``BodyShingles`` gives a note's whole-text shingles, first and later, and keeps
+    them as arrays of hashes, in which a full collection has no object to visit."""
+    import gc
+
+    from graphrag.query.copies import BodyShingles
+
+    texts = {"a": "one two three four five six seven eight nine ten eleven", "b": ""}
+    read: list[str] = []
+
+    def body(uri: str) -> str:
+        read.append(uri)
+        return texts[uri]
+
+    kept = BodyShingles(body, size=1)
+    for uri in ("a", "a", "b", "a"):
+        assert kept(uri) == shingles(texts[uri])
+    assert read == ["a", "b", "a"]  # kept once, the least recent dropped past the size
+    for v in kept._cache.values():  # no object for each run
+        assert not any(isinstance(r, int) for r in gc.get_referents(v))
