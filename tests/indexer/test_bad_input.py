@@ -123,8 +123,10 @@ def test_unreadable_file_is_skipped_with_a_warning(
     else:  # root reads anything: simulate the permission error
         real = indexer.build.read_note_bytes
 
-        def read_note_bytes(file: Path, path: str, limit: int) -> tuple[bytes, int, str | None]:
-            if file == target:
+        def read_note_bytes(
+            file: str | os.PathLike[str], path: str, limit: int
+        ) -> tuple[bytes, int, str | None]:
+            if os.fspath(file) == os.fspath(target):  # the indexer passes str paths
                 raise PermissionError(13, "Permission denied", str(file))
             return real(file, path, limit)
 
