@@ -179,3 +179,32 @@ def test_whole_texts_shingles_are_kept_out_of_the_collector_s_sight():
     assert read == ["a", "b", "a"]  # kept once, the least recent dropped past the size
     for v in kept._cache.values():  # no object for each run
         assert not any(isinstance(r, int) for r in gc.get_referents(v))
+
+
+def test_a_new_passage_with_a_templated_opening_is_settled_from_runs_further_on(monkeypatch):
+    """Notes written from one template open alike: a passage whose first runs are all
+    shown already but whose rest is new is settled from runs spread over the rest,
+    without hashing them all; the rule's answer (no copy) either way."""
+    import graphrag.query.copies as copies
+
+    hashed: list[int] = []
+    real_runs_of = copies.runs_of
+
+    def runs_of(words):
+        hashed.append(len(words))
+        return real_runs_of(words)
+
+    monkeypatch.setattr(copies, "runs_of", runs_of)
+    opening = " ".join(f"badge{j}" for j in range(40))
+
+    def body(uri: str) -> frozenset[int]:
+        return shingles(opening) if uri == "held" else frozenset()
+
+    packing = Packing(10**9, lambda d, at: "", SimpleNamespace(count=len), 100, body)
+    packing.add(_doc("held", opening))
+    words = f"{opening} " + " ".join(f"new{j}" for j in range(150))
+    doc = _doc("mine", words)
+    assert reference_copy_of(packing.docs, packing.copies.shown, body, doc) is None
+    hashed.clear()
+    assert packing.copy_of(doc) is None
+    assert hashed and max(hashed) < len(words.split())  # never all its runs
