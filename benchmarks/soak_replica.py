@@ -9,11 +9,13 @@ turn as the soak (``/query``, ``/search`` hybrid, ``/focus`` on a random note), 
 pause between them: a round is ``--per-round`` requests (60 = the soak's 30 s at 2 a
 second), then a line appended to a random note of a copy of the vault (``--edits
 toggle``: the note as it was or with one fixed line more, so the vault does not grow),
-the update the watcher would run (in one long-lived thread, as the watcher's), and the
-periodic trim. So round 20 is the soak's 10th minute and round 120 its 60th, in a few
-minutes. After each round one CSV row: resident MB (and of the heap, anonymous mappings
-and files), malloc's bytes in use and free, Python's blocks, the token counter's cache
-entries, the vault's bytes and chunks. Printed: the soak's summary in rounds (resident MB
+the update the watcher would run (in one long-lived thread, as the watcher's; with
+``--overlap`` requests go on meanwhile, as in the served soak), and the periodic trim.
+So round 20 is the soak's 10th minute and round 120 its 60th, in a few minutes. After
+each round one CSV row: resident MB (and of the heap, anonymous mappings and files),
+malloc's bytes in use and free, Python's blocks, the token counter's cache entries, the
+vault's bytes and chunks, and CPython's table of interned strings (strings alive, slots,
+entries used: ``benchmarks/interned.py``). Printed: the soak's summary in rounds (resident MB
 at rounds 0, 20, 60, 120, the medians of the ten rounds up to 20 and up to the end, i.e.
 the soak's five minutes). ``--trace N``: tracemalloc (N frames) from the start, and on
 stderr the allocation sites that grew most from round 20 to the end.
@@ -87,21 +89,29 @@ def run(args: argparse.Namespace) -> list[dict[str, float]]:
                     raise SystemExit("the preload did not finish")
                 time.sleep(0.2)
             done = 0
+
+            def ask() -> None:
+                nonlocal done
+                kind = done % 3
+                if kind == 0:
+                    body = {"question": rng.choice(QUESTIONS), "seed": 1}
+                    client.post("/query", json=body)
+                elif kind == 1:
+                    body = {"query": rng.choice(QUESTIONS), "mode": "hybrid"}
+                    client.post("/search", json=body)
+                else:
+                    client.post("/focus", json={"note": rng.choice(notes)[0], "seed": 1})
+                done += 1
+
             for round_ in range(args.rounds + 1):
                 if round_:
                     for _ in range(args.per_round):
-                        kind = done % 3
-                        if kind == 0:
-                            body = {"question": rng.choice(QUESTIONS), "seed": 1}
-                            client.post("/query", json=body)
-                        elif kind == 1:
-                            body = {"query": rng.choice(QUESTIONS), "mode": "hybrid"}
-                            client.post("/search", json=body)
-                        else:
-                            client.post("/focus", json={"note": rng.choice(notes)[0], "seed": 1})
-                        done += 1
+                        ask()
                     edit(rng.choice(md), done, args.edits, originals)
-                    watcher.submit(live.update, reason="watch").result()
+                    update = watcher.submit(live.update, reason="watch")
+                    while args.overlap and not update.done():
+                        ask()  # as the served soak: requests go on while it updates
+                    update.result()
                 memory.trim()  # the Trimmer's, every 30 s of the soak
                 malloc = _mallinfo()
                 where = smaps_by_mapping(os.getpid())
@@ -198,6 +208,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="CSV, one row a round")
     parser.add_argument(
         "--edits", choices=("append", "toggle"), default="append", help="see ``edit``"
+    )
+    parser.add_argument(
+        "--overlap", action="store_true", help="requests go on while the update runs"
     )
     parser.add_argument("--trace", type=int, default=0, help="tracemalloc frames (growth by site)")
     parser.add_argument("--verbose", action="store_true", help="each row on stderr as it comes")

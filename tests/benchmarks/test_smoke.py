@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.interned import interned_table
 from indexer.tokens import COUNT_CACHE_ENTRIES
 from tests.support.fakes import HASH_BACKEND
 from tests.support.files import ROOT
@@ -86,12 +87,14 @@ def test_soak_replica(tmp_path: Path) -> None:
     csv = tmp_path / "replica.csv"
     out = bench("benchmarks/soak_replica.py", str(ROOT / "sample_vault"), "--rounds", "3",
                 "--per-round", "6", "--out", str(csv), "--trace", "2",
-                "--edits", "toggle")  # fmt: skip
+                "--edits", "toggle", "--overlap")  # fmt: skip
     summary = json.loads(out)
     assert summary["rounds"] == 3 and summary["rss_end_mb"] > 0
     assert summary["count_entries_end"] > 0 and summary["chunks_end"] >= summary["chunks_start"]
     rows = list(DictReader(csv.read_text(encoding="utf-8").splitlines()))
     assert len(rows) == 4 and {"rss_mb", "heap_mb", "in_use_mb"} <= set(rows[0])
+    if interned_table():  # readable here (nm, CPython 3.11): the replica's columns too
+        assert int(rows[-1]["interned_entries"]) >= int(rows[-1]["interned_used"]) > 0
 
 
 def test_soak_replica_edits(tmp_path: Path) -> None:
