@@ -16,17 +16,16 @@ not a judge of answers: compare two trees on the same index, never across sets.
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.append(str(ROOT))  # after PYTHONPATH: a copy of the tree there is measured
 
+from benchmarks.common import opened_qa, qa_parser  # noqa: E402
 from graphrag.api import VaultRAG  # noqa: E402
 from graphrag.results.query import EntryNote, QueryNote  # noqa: E402
 
@@ -113,21 +112,11 @@ def coverage(rag: VaultRAG, questions: list[dict], budget: int) -> tuple[float, 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("qa", nargs="?", help="a JSONL question set with `answer` fields")
-    parser.add_argument("--vault", help="the vault or index folder the set is asked of")
-    parser.add_argument("--budget", default="1000,2000,4000")
-    parser.add_argument("--smoke", action="store_true", help="the sample vault, one budget")
+    parser = qa_parser(
+        __doc__.split("\n")[0], "a JSONL question set with `answer` fields", "1000,2000,4000"
+    )
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory() as tmp:
-        if args.smoke:
-            rag = VaultRAG.open(ROOT / "sample_vault", index_dir=Path(tmp) / "idx")
-            qa, budgets = ROOT / "benchmarks" / "qa" / "sample_vault.jsonl", [1000]
-        else:
-            if not args.qa or not args.vault:
-                parser.error("a question set and --vault are needed (or --smoke)")
-            rag = VaultRAG.open(args.vault, update=False)
-            qa, budgets = Path(args.qa), [int(b) for b in args.budget.split(",")]
+    with opened_qa(parser, args) as (rag, qa, budgets):
         lines = qa.read_text(encoding="utf-8").splitlines()
         questions = [q for q in map(json.loads, filter(str.strip, lines)) if q.get("answer")]
         if not questions:

@@ -7,16 +7,24 @@ under a model name of their own.
 
 from __future__ import annotations
 
+import argparse
 import shutil
+import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchmarks.gen_vault import generate_vault
 from indexer import build_index
 from indexer.embed import Embedder
 from tests.support.fakes import HashEmbedder
 
+if TYPE_CHECKING:
+    from graphrag.api import VaultRAG
+
+ROOT = Path(__file__).resolve().parents[1]
 HASH_MODEL = "bench/hash-384"  # the 384-d hashing embedder the server benchmarks index with
 
 
@@ -115,3 +123,33 @@ def smoke_index() -> tuple[Path, Path]:
         stdout=subprocess.DEVNULL,
     )
     return vault, index_dir
+
+
+def qa_parser(description: str, qa_help: str, budgets: str) -> argparse.ArgumentParser:
+    """The arguments of a script that asks a question set of a vault: the set, ``--vault``,
+    ``--budget`` (default ``budgets``) and ``--smoke`` (sample_vault's set, at 1,000)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("qa", nargs="?", help=qa_help)
+    parser.add_argument("--vault", help="the vault or index folder the set is asked of")
+    parser.add_argument("--budget", default=budgets)
+    parser.add_argument("--smoke", action="store_true", help="the sample vault, one budget")
+    return parser
+
+
+@contextmanager
+def opened_qa(
+    parser: argparse.ArgumentParser, args: argparse.Namespace
+) -> Iterator[tuple[VaultRAG, Path, list[int]]]:
+    """The vault (never updated: a shared index stays as it is), the set and the budgets
+    ``qa_parser``'s ``args`` name; with ``--smoke``, sample_vault indexed in a temp folder."""
+    from graphrag.api import VaultRAG
+
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.smoke:
+            rag = VaultRAG.open(ROOT / "sample_vault", index_dir=Path(tmp) / "idx")
+            yield rag, ROOT / "benchmarks" / "qa" / "sample_vault.jsonl", [1000]
+            return
+        if not args.qa or not args.vault:
+            parser.error("a question set and --vault are needed (or --smoke)")
+        rag = VaultRAG.open(args.vault, update=False)
+        yield rag, Path(args.qa), [int(b) for b in args.budget.split(",")]

@@ -19,10 +19,8 @@ a target is not worth building (benchmarks/RESULTS.md, "Evidence per token").
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
-import tempfile
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
@@ -32,24 +30,16 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.append(str(ROOT))  # after PYTHONPATH: a copy of the tree there is measured
 
+from benchmarks.common import opened_qa, qa_parser  # noqa: E402
 from graphrag.api import VaultRAG  # noqa: E402
 from graphrag.eval.baselines import NoteBuilder, pack, rank_by_vector  # noqa: E402
 from graphrag.eval.run import QueryVectors, load_questions  # noqa: E402
+from graphrag.results.query import LIST_KEYS  # noqa: E402
 
 KINDS = ("entry", "related", "hit", "vector")
 # The keys of query mode's notes that a baseline note (a search hit) never has.
 QUERY_ONLY = {
-    "entry": (
-        "matchedBy",
-        "tags",
-        "contextualPath",
-        "children",
-        "priorSiblings",
-        "youngerSiblings",
-        "inboundReferences",
-        "outboundLinks",
-        "copies",
-    ),
+    "entry": ("matchedBy", "tags", *sorted(LIST_KEYS), "copies"),
     "related": (
         "focusUri",
         "predicate",
@@ -148,21 +138,9 @@ def report(costs: Costs, name: str, budget: int) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("qa", nargs="?", help="a JSONL question set")
-    parser.add_argument("--vault", help="the vault or index folder the set is asked of")
-    parser.add_argument("--budget", default="1000")
-    parser.add_argument("--smoke", action="store_true", help="the sample vault, one budget")
+    parser = qa_parser(__doc__.split("\n")[0], "a JSONL question set", "1000")
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory() as tmp:
-        if args.smoke:
-            rag = VaultRAG.open(ROOT / "sample_vault", index_dir=Path(tmp) / "idx")
-            qa, budgets = ROOT / "benchmarks" / "qa" / "sample_vault.jsonl", [1000]
-        else:
-            if not args.qa or not args.vault:
-                parser.error("a question set and --vault are needed (or --smoke)")
-            rag = VaultRAG.open(args.vault, update=False)
-            qa, budgets = Path(args.qa), [int(b) for b in args.budget.split(",")]
+    with opened_qa(parser, args) as (rag, qa, budgets):
         for budget in budgets:
             print("\n".join(report(measure(rag, qa, budget), qa.stem, budget)))
     return 0
