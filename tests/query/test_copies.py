@@ -76,12 +76,8 @@ def test_copy_of_equals_the_rule_on_overlapping_texts():
     assert found[True] > 10 and found[False] > 10, found
 
 
-def test_a_new_passage_is_settled_from_its_first_runs_and_the_rule_holds_at_the_edge(
-    monkeypatch,
-):
-    """A passage whose first runs are missing from the context is no copy without hashing
-    the rest; one that is new only up to the share a copy may miss is still compared in
-    full: the answer is the rule's for every length of new text in front of a copy."""
+def hashed_runs(monkeypatch) -> list[int]:
+    """The lengths of the word lists the copy check hashes into runs, as it hashes them."""
     import graphrag.query.copies as copies
 
     hashed: list[int] = []
@@ -92,6 +88,16 @@ def test_a_new_passage_is_settled_from_its_first_runs_and_the_rule_holds_at_the_
         return real_runs_of(words)
 
     monkeypatch.setattr(copies, "runs_of", runs_of)
+    return hashed
+
+
+def test_a_new_passage_is_settled_from_its_first_runs_and_the_rule_holds_at_the_edge(
+    monkeypatch,
+):
+    """A passage whose first runs are missing from the context is no copy without hashing
+    the rest; one that is new only up to the share a copy may miss is still compared in
+    full: the answer is the rule's for every length of new text in front of a copy."""
+    hashed = hashed_runs(monkeypatch)
     shown = " ".join(f"shown{j}" for j in range(200))
     settled = compared = 0
     for new in range(0, 120, 3):
@@ -185,16 +191,7 @@ def test_a_new_passage_with_a_templated_opening_is_settled_from_runs_further_on(
     """Notes written from one template open alike: a passage whose first runs are all
     shown already but whose rest is new is settled from runs spread over the rest,
     without hashing them all; the rule's answer (no copy) either way."""
-    import graphrag.query.copies as copies
-
-    hashed: list[int] = []
-    real_runs_of = copies.runs_of
-
-    def runs_of(words):
-        hashed.append(len(words))
-        return real_runs_of(words)
-
-    monkeypatch.setattr(copies, "runs_of", runs_of)
+    hashed = hashed_runs(monkeypatch)
     opening = " ".join(f"badge{j}" for j in range(40))
 
     def body(uri: str) -> frozenset[int]:
