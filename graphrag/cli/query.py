@@ -235,6 +235,13 @@ class BudgetList(click.ParamType):
 @click.option("--markdown", is_flag=True, help="A Markdown table instead of columns.")
 @click.option("--json", "as_json", is_flag=True, help="Every outcome as JSON.")
 @click.option("--misses", type=int, metavar="BUDGET", help="Also list missed gold notes at BUDGET.")
+@click.option(
+    "--no-update",
+    "no_update",
+    is_flag=True,
+    help="Score the index as it is, even if the vault changed since it was made (an index "
+    "shared read-only, or one being compared); by default it is brought up to date first.",
+)
 @errors
 def evaluate(
     questions: str | None,
@@ -249,6 +256,7 @@ def evaluate(
     markdown: bool,
     as_json: bool,
     misses: int | None,
+    no_update: bool,
 ) -> None:
     """Recall of the gold notes in each system's context, on a JSONL question set
     or on questions made from the vault's own links (--from-links: each link's
@@ -271,11 +279,11 @@ def evaluate(
     if from_links is not None:
         from graphrag.eval.from_links import run_from_links
 
-        rag = open_vault(from_links, index_dir, config)
+        rag = open_vault(from_links, index_dir, config, update=not no_update)
         report = run_from_links(rag, chosen, systems or ev.SYSTEMS, seed, limit=limit)
     else:
         assert questions is not None and vault is not None
-        rag = open_vault(vault, index_dir, config)
+        rag = open_vault(vault, index_dir, config, update=not no_update)
         report = ev.run_eval(
             rag, questions, budgets=chosen, systems=systems or ev.SYSTEMS, seed=seed
         )

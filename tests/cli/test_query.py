@@ -165,3 +165,25 @@ def test_commands_have_help_with_examples():
     for name in ("query", "search", "eval"):
         code, out, _ = run(name, "--help")
         assert code == 0 and "vault-graphrag " + name in out
+
+
+def test_eval_no_update_scores_the_index_as_it_is(vault, tmp_path):
+    qa = tmp_path / "qa.jsonl"
+    question = {"id": "q1", "question": "slate shingles", "gold": ["Huts/Roof"], "type": "single"}
+    qa.write_text(json.dumps(question) + "\n", encoding="utf-8")
+    index_dir = tmp_path / "index"
+    base = ("eval", str(qa), "--vault", str(vault), "--index-dir", str(index_dir))
+    base += ("--budget", "500", "--system", "graphrag", "--json")
+    code, _, _ = run(*base)
+    assert code == 0
+    manifest = (index_dir / "manifest.json").read_text(encoding="utf-8")
+    write(vault, "Huts/Roof.md", "# Roof\n\nThe roof of the hut, laid with slate shingles.\n")
+    code, out, _ = run(*base, "--no-update")
+    assert code == 0
+    assert (index_dir / "manifest.json").read_text(encoding="utf-8") == manifest  # untouched
+    assert json.loads(out)["outcomes"]
+    code, _, _ = run(*base)  # without it, the edit is indexed first
+    assert code == 0
+    assert (index_dir / "manifest.json").read_text(encoding="utf-8") != manifest
+    code, _, err = run(*base[:5], str(tmp_path / "nothing"), *base[6:], "--no-update")
+    assert code != 0 and "run `vault-graphrag index VAULT` first" in err
