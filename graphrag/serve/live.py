@@ -171,9 +171,12 @@ class LiveIndex:
     def _warm_search(self, snapshot: Snapshot, lexical: bool) -> None:
         """Build ``snapshot``'s query arrays (and BM25 index); a failure is only logged:
         the first query that needs them reports it."""
+        from graphrag.query.entry import warm_titles
+
         language = self.rag.settings.query.stemmer_language
         try:
             snapshot.warm(search=True, language=language if lexical else None)
+            warm_titles(snapshot.corpus, snapshot.graph, language if lexical else None)
         except Exception:
             log.warning(
                 "building the query arrays of %s failed", snapshot.index.generation, exc_info=True

@@ -95,8 +95,9 @@ class Snapshot:
 
     def warm(self, search: bool = False, language: str | None = None) -> None:
         """Build now what a request would otherwise build: the vectors and the name index;
-        with ``search`` the query arrays and the title tables, and with ``language``
-        the BM25 index too."""
+        with ``search`` the query arrays, and with ``language`` the BM25 index too.
+        (Query mode's title tables are its own: the server's warm-up builds them,
+        ``serve.live``.)"""
         self.index.vectors  # noqa: B018 - a lazy property; reading it loads
         self.names  # noqa: B018 - built on first use
         if search:
@@ -105,6 +106,3 @@ class Snapshot:
                 from graphrag.snapshot.lexical import lexical_index
 
                 lexical_index(corpus, language)
-            from graphrag.query.entry import warm_titles
-
-            warm_titles(corpus, self.graph, language)

@@ -252,15 +252,16 @@ def test_fuzzy_names_finds_what_comparing_every_name_finds():
             assert found == expected
 
 
-def test_the_snapshot_s_warm_up_builds_the_title_tables_questions_read(tmp_path):
+def test_the_server_s_warm_up_builds_the_title_tables_questions_read(tmp_path):
     """Built at the warm-up (with the BM25 index's language, the stemmed names for
     misspellings too), not by the first question, which then reads the same tables."""
+    from graphrag.serve.live import LiveIndex
     from tests.support.query_vault import KITCHEN, make_rag
 
     rag = make_rag(tmp_path, KITCHEN)
-    snapshot = rag.snapshot
-    snapshot.warm(search=True, language="english")
-    corpus = snapshot.corpus
+    assert rag.settings.query.lexical_enabled
+    LiveIndex(rag).warm(counts=True)
+    corpus = rag.snapshot.corpus
     titles, fuzzy = corpus.cached("titles"), corpus.cached("titles-fuzzy-names")
     assert titles and fuzzy
     rag.query("lentil soup with onoins", seed=0)  # a misspelling: the fuzzy table is read
