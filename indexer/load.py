@@ -168,13 +168,13 @@ class IndexSnapshot:
         return rows[0][0] if rows else None
 
     def chunks_of(self, uri: str) -> list[ChunkRow]:
-        shown = "shown_tokens" if self.has_shown_tokens else "NULL"
-        rows = self._rows(
-            f"SELECT id, uri, seq, heading_path, text, tokens, vec_id, {shown} FROM chunks "
-            "WHERE uri = ? ORDER BY seq",
-            (uri,),
-        )
+        rows = self._rows(f"{self._chunk_select()} WHERE uri = ? ORDER BY seq", (uri,))
         return [ChunkRow(*r) for r in rows]
+
+    def _chunk_select(self) -> str:
+        """The SELECT of ``ChunkRow``'s columns (no shown count in an older index)."""
+        shown = "shown_tokens" if self.has_shown_tokens else "NULL"
+        return f"SELECT id, uri, seq, heading_path, text, tokens, vec_id, {shown} FROM chunks"
 
     def notes_rows(self, uris: Sequence[str]) -> dict[str, NoteRow]:
         """Of each of ``uris`` that is a note, what ``body``, ``whole_tokens`` and the
@@ -183,8 +183,7 @@ class IndexSnapshot:
             return {}
         whole = "shown_tokens" if self.has_whole_tokens else "NULL"
         rows = self._rows(
-            f"SELECT uri, body, properties, {whole} FROM notes "
-            f"WHERE uri IN ({','.join('?' * len(uris))})",
+            f"SELECT uri, body, properties, {whole} FROM notes WHERE uri IN ({_marks(uris)})",
             tuple(uris),
         )
         return {uri: NoteRow(body or "", props, tokens) for uri, body, props, tokens in rows}
@@ -198,10 +197,8 @@ class IndexSnapshot:
         """``chunks_of`` of each of ``uris`` (those without chunks left out), in one query."""
         if not uris:
             return {}
-        shown = "shown_tokens" if self.has_shown_tokens else "NULL"
         rows = self._rows(
-            f"SELECT id, uri, seq, heading_path, text, tokens, vec_id, {shown} FROM chunks "
-            f"WHERE uri IN ({','.join('?' * len(uris))}) ORDER BY uri, seq",
+            f"{self._chunk_select()} WHERE uri IN ({_marks(uris)}) ORDER BY uri, seq",
             tuple(uris),
         )
         out: dict[str, list[ChunkRow]] = {}
@@ -215,7 +212,7 @@ class IndexSnapshot:
             return {}
         rows = self._rows(
             "SELECT source, written, target FROM links "
-            f"WHERE source IN ({','.join('?' * len(uris))}) "
+            f"WHERE source IN ({_marks(uris)}) "
             "AND kind = 'embed' AND target_kind = 'note' ORDER BY source, rowid",
             tuple(uris),
         )
@@ -347,3 +344,8 @@ def graph_from_parts(parts: Parts) -> nx.MultiDiGraph:
     # Explicit keys: networkx's own key search is the slowest part of adding an edge.
     g.add_edges_from((u, v, i, d) for i, (u, v, d) in enumerate(edges))
     return g
+
+
+def _marks(values: Sequence[object]) -> str:
+    """One ``?`` per value, for an ``IN (...)`` list."""
+    return ",".join("?" * len(values))
