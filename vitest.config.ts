@@ -11,6 +11,8 @@ export default defineConfig({
   test: {
     include: ["tests/js/**/*.test.ts"],
     globalSetup: ["tests/js/server.setup.ts"],
+    // happy-dom's fetch throws when a cancelled body's socket ends later: see the file.
+    setupFiles: ["tests/js/stream-guard.ts"],
     environment: "happy-dom",
     // The page's origin as the server's CORS allows it (server.cors_origins has http://localhost).
     environmentOptions: { happyDOM: { url: "http://localhost/" } },
