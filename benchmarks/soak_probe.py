@@ -5,7 +5,8 @@
 Run by ``bench_soak.py --probe FILE`` in place of ``python -m graphrag`` (the benchmark's
 server only; nothing here is in the package). Every ``SOAK_PROBE_SECONDS`` (60) it appends
 one JSON line: resident MB by mapping (heap, anonymous, files), glibc's ``mallinfo2``
-(bytes in use and free in malloc's arenas, mmap'd blocks), Python's allocated blocks,
+(bytes in use and free in malloc's arenas, mmap'd blocks) and each arena's own
+(``malloc_info``), Python's allocated blocks,
 every ``SizedLRU`` alive (limit, held, entries) and the token counts' ``CountCache``, the
 garbage collector's counts, frozen objects and ``gc.garbage``, and CPython's table of
 interned strings (``benchmarks/interned.py``). With ``SOAK_PROBE_TRACE=N``
@@ -20,6 +21,7 @@ import ctypes.util
 import gc
 import json
 import os
+import re
 import sys
 import threading
 import time
@@ -36,6 +38,7 @@ if TRACE:
 
 from benchmarks.bench_soak import smaps_by_mapping  # noqa: E402
 from benchmarks.interned import interned_table  # noqa: E402
+from graphrag.serve import memory  # noqa: E402
 from indexer import count_cache, lru  # noqa: E402
 
 _caches: weakref.WeakSet[lru.SizedLRU] = weakref.WeakSet()
@@ -92,6 +95,42 @@ def _mallinfo() -> dict[str, float]:
     }
 
 
+ARENA_FIELDS = re.compile(r'<(total|system) type="(fast|rest|current|max)"[^>]*size="(\d+)"')
+
+
+def malloc_arenas() -> list[dict[str, float]]:
+    """Each glibc malloc arena (the main one first), from ``malloc_info``: MB taken from
+    the system now and at most, and free in its bins; [] where there is no ``malloc_info``.
+    ``mallinfo2`` sums the arenas, which hides how many there are and which one grew."""
+    libc = ctypes.CDLL(ctypes.util.find_library("c"))
+    if not hasattr(libc, "malloc_info") or not hasattr(libc, "open_memstream"):
+        return []
+    buf, size = ctypes.c_void_p(), ctypes.c_size_t()
+    libc.open_memstream.restype = ctypes.c_void_p
+    libc.malloc_info.argtypes = [ctypes.c_int, ctypes.c_void_p]
+    libc.fclose.argtypes = [ctypes.c_void_p]
+    libc.free.argtypes = [ctypes.c_void_p]
+    stream = libc.open_memstream(ctypes.byref(buf), ctypes.byref(size))
+    if not stream:
+        return []
+    libc.malloc_info(0, stream)
+    libc.fclose(stream)
+    text = ctypes.string_at(buf, size.value).decode("ascii", "replace")
+    libc.free(buf)
+    out = []
+    # Each arena's figures come after its own <sizes> list, before "</heap>".
+    for heap in re.findall(r'<heap nr="\d+">(.*?)</heap>', text, re.S):
+        got = {f"{kind}_{what}": int(n) for kind, what, n in ARENA_FIELDS.findall(heap)}
+        out.append(
+            {
+                "system_mb": round(got.get("system_current", 0) / 2**20, 2),
+                "max_mb": round(got.get("system_max", 0) / 2**20, 2),
+                "free_mb": round((got.get("total_fast", 0) + got.get("total_rest", 0)) / 2**20, 2),
+            }
+        )
+    return out
+
+
 def _caches_now() -> list[dict[str, object]]:
     out = []
     for cache in list(_caches):
@@ -118,6 +157,7 @@ def _sample(start: float, base: tracemalloc.Snapshot | None) -> dict[str, object
         "smaps": {k: v for k, v in where.items() if k.startswith("[")},
         "smaps_files_mb": round(sum(v for k, v in where.items() if not k.startswith("[")), 1),
         "malloc": _mallinfo(),
+        "arenas": malloc_arenas(),
         "py_blocks": sys.getallocatedblocks(),
         "gc_count": gc.get_count(),
         "gc_frozen": gc.get_freeze_count(),
@@ -166,6 +206,11 @@ def main() -> None:
     out = Path(os.environ.get("SOAK_PROBE_OUT", "soak-probe.jsonl"))
     every = float(os.environ.get("SOAK_PROBE_SECONDS", "60"))
     base_minute = float(os.environ.get("SOAK_PROBE_BASE", "10"))
+    # Before the sampler's thread exists: a thread that allocates before the server calls
+    # ``limit_arenas`` gets a malloc arena of its own, beyond the limit (glibc fixes the
+    # limit only when a later thread needs an arena), and the server's threads then share
+    # that one too: with ARENAS = 1 the probed server had two (session 8).
+    memory.limit_arenas()
     threading.Thread(target=_probe, args=(out, every, base_minute), daemon=True).start()
     from graphrag.cli import main as cli
 
