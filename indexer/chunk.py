@@ -31,6 +31,9 @@ if TYPE_CHECKING:
 CHUNKER_VERSION = 2
 SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+")
 WORD_GAP_RE = re.compile(r"\s+")
+# Encodings whose split pattern (tiktoken's ``pat_str``, the one ``bpe.CL100K_PATTERN``
+# spells) never lets a piece cross a clean cut (``_clean_cut``): counts add up across one.
+ADDITIVE_ENCODINGS = frozenset({"cl100k_base"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,19 +129,52 @@ def chunk_note(
 def split_text(text: str, budget: int, tokenizer: Tokenizer) -> list[tuple[int, int]]:
     """``text`` as consecutive character spans of at most ``budget`` tokens each, cut at
     the best boundaries (see the module docstring); blank lines between spans are left
-    out, so ``text[a:b]`` is always a piece of the text as written."""
+    out, so ``text[a:b]`` is always a piece of the text as written.
+
+    A span grows unit by unit while the whole of it fits. Counting the whole span again
+    for each unit made a paragraph of short units (a list of words without a sentence
+    end) cost the budget squared per span; instead the tokens up to the latest clean
+    cut in the span (``_clean_cut``) are kept, and only the text after it is counted.
+    The counts, so the spans, are the same as counting the whole span each time."""
+    additive = getattr(tokenizer, "name", None) in ADDITIVE_ENCODINGS
     spans: list[tuple[int, int]] = []
-    current: tuple[int, int] | None = None
+    start = end = -1
+    cut, before = 0, 0  # the span's latest clean cut, and the tokens of text[start:cut]
     for a, b in _units(text, budget, tokenizer):
-        if current is not None and tokenizer.count(text[current[0] : b]) <= budget:
-            current = (current[0], b)
-            continue
-        if current is not None:
-            spans.append(current)
-        current = (a, b)
-    if current is not None:
-        spans.append(current)
+        if start >= 0:
+            if not additive:
+                tokens = tokenizer.count(text[start:b])
+            else:
+                if a > cut and _clean_cut(text, a):
+                    before, cut = before + tokenizer.count(text[cut:a]), a
+                tokens = before + tokenizer.count(text[cut:b])
+            if tokens <= budget:
+                end = b
+                if additive and _clean_cut(text, b):
+                    cut, before = b, tokens
+                continue
+            spans.append((start, end))
+        start, end = a, b
+        cut, before = a, 0
+    if start >= 0:
+        spans.append((start, end))
     return spans
+
+
+def _clean_cut(text: str, i: int) -> bool:
+    """Whether the tokens of any ``text[a:b]`` with ``a < i < b`` are those of
+    ``text[a:i]`` plus those of ``text[i:b]``. cl100k's pattern takes whitespace into a
+    piece only as a run of whitespace (a punctuation run may take the newlines after it)
+    or as the one character before letters; so a piece never spans a space or tab after
+    a non-space (it ends there, in the whole as in the part before), nor the start of a
+    line that begins with a non-space (the newlines before it end their piece, and the
+    part before ends on them alike). ``str.isspace`` is the pattern's ``\\s`` plus
+    \\x1c-\\x1f, so it only ever declines a cut."""
+    if not 0 < i < len(text):
+        return False
+    return (text[i] in " \t" and not text[i - 1].isspace()) or (
+        text[i - 1] == "\n" and not text[i].isspace()
+    )
 
 
 def _units(text: str, budget: int, tokenizer: Tokenizer) -> list[tuple[int, int]]:

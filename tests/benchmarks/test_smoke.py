@@ -160,3 +160,11 @@ def test_note_costs() -> None:
     bound = next(line for line in out.splitlines() if line.startswith("notes per 1,000"))
     graphrag, free, cut, vector = (float(x) for x in re.findall(r"\b\d+\.\d\d\b", bound))
     assert 0 < graphrag <= free <= cut and vector > 0  # taking tokens away only raises it
+
+
+def test_bench_chunk() -> None:
+    out = bench("benchmarks/bench_chunk.py", "--kb", "2", "--pairs", "1")
+    assert all(f"| {shape} | 2 | {ROOT} |" in out for shape in ("list", "prose", "blob"))
+    out = bench("benchmarks/bench_chunk.py", "--vaults", "sample_vault", "--tree", str(ROOT))
+    notes = len(list((ROOT / "sample_vault").rglob("*.md")))
+    assert f"| sample_vault | {ROOT} | {notes} |" in out

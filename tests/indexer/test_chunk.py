@@ -7,9 +7,10 @@ import re
 
 import pytest
 
-from indexer.chunk import chunk_note, sections, vector_id
+from indexer import chunk as chunk_module
+from indexer.chunk import chunk_note, sections, split_text, vector_id
 from indexer.parse import parse_note
-from indexer.tokens import get_tokenizer
+from indexer.tokens import Tokenizer, get_tokenizer
 
 TOK = get_tokenizer("cl100k_base")
 WORD_RE = re.compile(r"\w+")
@@ -196,3 +197,105 @@ def test_a_long_code_block_is_cut_between_whole_lines() -> None:
     body_lines = set(note.body.split("\n"))
     for c in code:
         assert all(line in body_lines for line in c.text.split("\n"))
+
+
+class CountingTokenizer:
+    """The real tokenizer, keeping how much text it was asked to count."""
+
+    def __init__(self, inner: Tokenizer) -> None:
+        self.inner, self.name = inner, inner.name
+        self.calls = self.chars = 0
+
+    def count(self, text: str) -> int:
+        self.calls += 1
+        self.chars += len(text)
+        return self.inner.count(text)
+
+    def encode(self, text: str) -> list[int]:
+        return self.inner.encode(text)
+
+    def decode(self, tokens: list[int]) -> str:
+        return self.inner.decode(tokens)
+
+
+def reference_split(text: str, budget: int, tokenizer: Tokenizer) -> list[tuple[int, int]]:
+    """The straightforward greedy: a span takes the next unit while the whole span fits."""
+    spans: list[tuple[int, int]] = []
+    current: tuple[int, int] | None = None
+    for a, b in chunk_module._units(text, budget, tokenizer):
+        if current is not None and tokenizer.count(text[current[0] : b]) <= budget:
+            current = (current[0], b)
+            continue
+        if current is not None:
+            spans.append(current)
+        current = (a, b)
+    if current is not None:
+        spans.append(current)
+    return spans
+
+
+def _long_paragraph(shape: str, size: int, seed: int = 0) -> str:
+    rng = random.Random(seed)
+    words = ["brine", "salt", "wheel", "cellar", "rind", "curd", "it's", "3.5%", "(vent)", "Käse"]
+    out: list[str] = []
+    while sum(map(len, out)) < size:
+        if shape == "list":  # no sentence end: every unit is a word
+            out.append(rng.choice(words) + ", ")
+        elif shape == "prose":
+            out.append(" ".join(rng.choices(words, k=rng.randint(3, 15))).capitalize() + ". ")
+        else:  # lines but no blank line: one block, units joined by newlines and spaces
+            out.append(rng.choice(words) + rng.choice([" ", "\n", ", ", ".\n", "\t", "  \n"]))
+    return "".join(out).strip()
+
+
+@pytest.mark.parametrize("shape", ["list", "prose", "lines"])
+def test_a_long_paragraph_is_split_like_the_straightforward_greedy(shape: str) -> None:
+    text = _long_paragraph(shape, 15_000)
+    spy = CountingTokenizer(TOK)
+    budget = 240
+    spans = split_text(text, budget, spy)
+    assert spans == reference_split(text, budget, TOK)
+    assert len(spans) > 20
+    assert all(TOK.count(text[a:b]) <= budget for a, b in spans)
+    # Linear: each character is counted a few times (whole block, sentence, word, span),
+    # not once per unit that joins its span (~100 times for the list).
+    assert spy.chars < 6 * len(text)
+
+
+def test_chunks_of_a_long_paragraph_equal_the_straightforward_ones(monkeypatch) -> None:
+    text = "# Notes\n\n" + _long_paragraph("list", 12_000, seed=1)
+    _, chunks = chunks_of(text, limit=128)
+    monkeypatch.setattr(chunk_module, "split_text", reference_split)
+    _, reference = chunks_of(text, limit=128)
+    assert chunks == reference
+    assert len(chunks) > 20 and all(c.tokens <= 128 for c in chunks)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_counts_add_up_across_a_clean_cut(seed: int) -> None:
+    rng = random.Random(seed)
+    alphabet = list("ab Ü1. ,'s\t\n\r-:") + [
+        "\n\n",
+        "  ",
+        "\u00a0",
+        "\x1c",
+        "漢",
+        "🧀",
+        "'ll",
+        "123",
+    ]
+    text = "".join(rng.choice(alphabet) for _ in range(2_000))
+    cuts = [i for i in range(len(text)) if chunk_module._clean_cut(text, i)]
+    assert len(cuts) > 200
+    for i in rng.sample(cuts, 200):
+        a, b = rng.randrange(0, i), rng.randrange(i + 1, len(text) + 1)
+        assert TOK.count(text[a:b]) == TOK.count(text[a:i]) + TOK.count(text[i:b]), (a, i, b)
+
+
+def test_another_encoding_counts_whole_spans() -> None:
+    # Only cl100k's pattern is known to add up across a clean cut.
+    spy = CountingTokenizer(TOK)
+    spy.name = "p50k_base"
+    text = _long_paragraph("list", 5_000)
+    assert split_text(text, 64, spy) == reference_split(text, 64, TOK)
+    assert spy.chars > 6 * len(text)
