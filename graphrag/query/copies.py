@@ -22,7 +22,13 @@ COPY_SHARE = 0.9
 MIN_SHINGLES = 10  # shorter passages are cheap, and too short to call copies
 
 _WORD = re.compile(r"\w+", re.U)
-_ASCII_WORDS = bytes(c if c >= 128 or chr(c).isalnum() or chr(c) == "_" else 32 for c in range(256))
+_HIGH_BYTES = bytes(c >= 128 for c in range(256))  # bytes of characters other than ASCII
+# Each ASCII byte as ``words_of`` reads it: letters lowercased (all ``casefold`` does to
+# ASCII), the other non-word characters (not letters, digits, "_") made spaces.
+_ASCII_WORDS = bytes(
+    c + 32 if 65 <= c <= 90 else c if c >= 128 or chr(c).isalnum() or c == 95 else 32
+    for c in range(256)
+)
 
 
 def shingles(text: str) -> frozenset[int]:
@@ -36,18 +42,29 @@ def words_of(text: str) -> list[str]:
     """The words ``shingles`` takes runs of (casefolded, heading lines left out)."""
     if "#" in text:  # else no line is a heading
         text = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
-    folded = text.casefold()
-    # The words ``_WORD`` finds, a quarter of the time: every ASCII character that is
-    # not a word character (letters, digits, "_") made a space (in UTF-8 no other
-    # character has an ASCII byte), then split at spaces (no whitespace is a word
-    # character). Only the pieces holding other characters are split by the pattern.
-    spaced = folded.encode("utf-8", "surrogatepass").translate(_ASCII_WORDS)
-    pieces = spaced.decode("utf-8", "surrogatepass").split()
-    if folded.isascii():
-        return pieces
-    return [
-        w for piece in pieces for w in (_WORD.findall(piece) if not piece.isascii() else (piece,))
-    ]
+    # The words ``_WORD`` finds in the casefolded text, a fraction of the time: the
+    # ASCII bytes of the UTF-8 text lowercased and every non-word one made a space (in
+    # UTF-8 no other character has an ASCII byte), then split at the spaces; only the
+    # pieces holding other characters are casefolded and split by the pattern. The
+    # casefolding of a character other than ASCII holds no ASCII non-word character
+    # (every code point checked), so the pieces are where the pattern would cut.
+    spaced = text.encode("utf-8", "surrogatepass").translate(_ASCII_WORDS)
+    if spaced.isascii():
+        return spaced.decode("ascii").split()
+    high = spaced.translate(_HIGH_BYTES)  # 1 where a byte is not ASCII: found by memchr
+    words: list[str] = []
+    done = 0  # where the bytes not yet split start
+    at = high.find(1)
+    while at >= 0:
+        start = spaced.rfind(b" ", 0, at) + 1
+        end = spaced.find(b" ", at)
+        end = len(spaced) if end < 0 else end
+        words += spaced[done:start].decode("ascii").split()
+        words += _WORD.findall(spaced[start:end].decode("utf-8", "surrogatepass").casefold())
+        done = end
+        at = high.find(1, end)
+    words += spaced[done:].decode("ascii").split()
+    return words
 
 
 def runs_of(words: Sequence[str]) -> frozenset[int]:

@@ -165,6 +165,21 @@ def test_words_are_the_word_pattern_s_in_ascii_and_in_any_text():
     ]
 
 
+def test_no_character_casefolds_to_an_ascii_non_word_character():
+    """``words_of`` cuts the text at its ASCII non-word bytes before casefolding the
+    pieces that hold other characters: right only while no other character's casefold
+    holds one (a new Unicode table could break it)."""
+    import sys
+
+    ascii_non_word = {chr(c) for c in range(128) if not (chr(c).isalnum() or chr(c) == "_")}
+    found = [
+        hex(c)
+        for c in range(128, sys.maxunicode + 1)
+        if not ascii_non_word.isdisjoint(chr(c).casefold())
+    ]
+    assert found == []
+
+
 def test_whole_texts_shingles_are_kept_out_of_the_collector_s_sight():
     """``BodyShingles`` gives a note's whole-text shingles, first and later, and keeps
     them as arrays of hashes, in which a full collection has no object to visit."""
