@@ -12,7 +12,7 @@ and, in the prompt, the connection lines: exactly what the model reads.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from graphrag.focus.render import relation_sentence
 from graphrag.query.expand import shared_tags
@@ -103,11 +103,12 @@ def render_prompt(result: QueryResult) -> str:
 def connection_lines(graph: VaultGraph, docs: Sequence[Doc]) -> list[str]:
     """``[Connection]`` lines for each pair of documents joined by an edge or by tags."""
     titles = {d.uri: d.title for d in docs}
+    links = _links_among(graph, titles)
     lines: list[str] = []
     for i, a in enumerate(docs):
         for j in range(i + 1, len(docs)):
             b = docs[j]
-            ways = _ways(graph, a.uri, b.uri, titles)
+            ways = _ways(graph, a.uri, b.uri, titles, links)
             if ways:
                 lines.append(
                     f"[Connection] Documents {i + 1} and {j + 1} are connected via "
@@ -116,15 +117,35 @@ def connection_lines(graph: VaultGraph, docs: Sequence[Doc]) -> list[str]:
     return lines
 
 
-def _ways(graph: VaultGraph, a: str, b: str, titles: dict[str, str]) -> list[str]:
+def _links_among(graph: VaultGraph, uris: Iterable[str]) -> dict[str, dict[str, str | None]]:
+    """note -> each other note of ``uris`` it links to -> the property of its first link
+    there (None in the body): one pass over each note's links, not one per pair (a hub
+    entry's thousands of links were scanned again for every other document)."""
+    among = set(uris)
+    out: dict[str, dict[str, str | None]] = {}
+    for uri in among:
+        first: dict[str, str | None] = {}
+        for link in graph.outlinks(uri):
+            if link.target in among and link.target not in first:
+                first[link.target] = link.predicate
+        out[uri] = first
+    return out
+
+
+def _ways(
+    graph: VaultGraph,
+    a: str,
+    b: str,
+    titles: dict[str, str],
+    among: dict[str, dict[str, str | None]],
+) -> list[str]:
     ways: list[str] = []
     links = []
     for src, dst in ((a, b), (b, a)):
-        for link in graph.outlinks(src):
-            if link.target == dst:
-                prop = f" (property {link.predicate})" if link.predicate else ""
-                links.append(f"{titles[src]} links to {titles[dst]}{prop}")
-                break
+        if dst in among[src]:
+            predicate = among[src][dst]
+            prop = f" (property {predicate})" if predicate else ""
+            links.append(f"{titles[src]} links to {titles[dst]}{prop}")
     if len(links) == 2:
         ways.append(f"links both ways: {links[0]}, {links[1]}")
     elif links:

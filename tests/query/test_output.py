@@ -230,3 +230,63 @@ def test_details_show_scalar_front_matter_properties_but_not_links(tmp_path):
     off = make_rag(tmp_path / "off", PROPERTY_FILES, query={**query, "show_properties": False})
     entry = off.query("meeting cheese cellar", seed=0).entries[0].note.details
     assert entry.startswith("# Meeting") and "2023-09-12" not in entry
+
+
+def test_connection_lines_read_each_note_s_links_once_with_the_pairwise_rule(tmp_path):
+    """Links between documents are found from one pass over each document's links; the
+    lines are the ones the pair-by-pair rule gives: the first link from one to the other
+    names its property, links both ways, a self-link, a note linked under a property
+    after a body link."""
+    from graphrag.query.expand import shared_tags
+    from graphrag.query.render import MAX_CONNECTION_TAGS
+
+    notes = {
+        "Hub.md": '---\ntags: [t]\nrel: "[[B]]"\n---\n# Hub\n\n'
+        + "".join(f"- [[N{k}]]\n" for k in range(30))
+        + "- [[A]] and [[B]] and [[Hub]]\n",
+        "A.md": "---\ntags: [t, u]\n---\n# A\n\nBack to [[Hub]]; see [[B]].\n",
+        "B.md": '---\nup: "[[A]]"\ntags: [u]\n---\n# B\n\nText [[A]] again.\n',
+        **{f"N{k}.md": f"# N{k}\n\nA note {k} [[Hub]]\n" for k in range(30)},
+    }
+    rag = make_rag(tmp_path, notes)
+    graph = rag.graph
+    docs = [
+        type("D", (), {"uri": u, "title": graph.info(u).title})()
+        for u in ["Hub", "A", "B", "N3", "N7", "Hub"]
+    ]
+
+    def pairwise(a: str, b: str, titles: dict[str, str]) -> list[str]:
+        ways, links = [], []
+        for src, dst in ((a, b), (b, a)):
+            for link in graph.outlinks(src):
+                if link.target == dst:
+                    prop = f" (property {link.predicate})" if link.predicate else ""
+                    links.append(f"{titles[src]} links to {titles[dst]}{prop}")
+                    break
+        if len(links) == 2:
+            ways.append(f"links both ways: {links[0]}, {links[1]}")
+        elif links:
+            ways.append(f"a link: {links[0]}")
+        for child, parent in ((a, b), (b, a)):
+            if graph.parent(child) == parent:
+                ways.append(f"the hierarchy: {titles[parent]} is the parent of {titles[child]}")
+        tags = shared_tags(graph, a, b)[:MAX_CONNECTION_TAGS]
+        if tags:
+            word = "tag" if len(tags) == 1 else "tags"
+            ways.append(f"shared {word} " + ", ".join(f'"{t}"' for t in tags))
+        return ways
+
+    titles = {d.uri: d.title for d in docs}
+    expected = []
+    for i, a in enumerate(docs):
+        for j in range(i + 1, len(docs)):
+            ways = pairwise(a.uri, docs[j].uri, titles)
+            if ways:
+                expected.append(
+                    f"[Connection] Documents {i + 1} and {j + 1} are connected via "
+                    + " and ".join(ways)
+                )
+    got = connection_lines(graph, docs)  # type: ignore[arg-type]
+    assert got == expected
+    assert any("(property rel)" in line for line in got)  # the first link to B is the property
+    assert any("links both ways" in line for line in got)
