@@ -44,6 +44,8 @@ MADV_DONTNEED = 4
 MADV_PAGEOUT = 21  # Linux 5.4+; older kernels refuse it (EINVAL) and nothing happens
 # Mapped files whose pages are given back (the ONNX export's weights).
 PAGED_OUT = (".onnx.data",)
+# Allocations between young collections once the heap is frozen (``freeze_heap``).
+GC_THRESHOLD = 10_000
 
 
 def _libc() -> ctypes.CDLL | None:
@@ -71,15 +73,23 @@ def limit_arenas(arenas: int = ARENAS) -> bool:
     return all(done)
 
 
-def freeze_heap() -> None:
+def freeze_heap(threshold: int = GC_THRESHOLD) -> None:
     """Collect, then move every object alive into the permanent generation
     (``gc.freeze``): the served snapshot's graph, arrays and caches are no longer
     traversed by each full collection, which on obsidian-hub took ~100 ms with the GIL
     held, in the tail of ``/query`` (benchmarks/RESULTS.md, "The tail on obsidian-hub").
     Called once the start-up preload is done; ``trim(thaw=True)`` after a new snapshot
-    replaced the old one, whose cycles the frozen heap would otherwise keep."""
+    replaced the old one, whose cycles the frozen heap would otherwise keep.
+
+    The youngest generation is then collected every ``threshold`` allocations, not
+    Python's 700 (the older two thresholds unchanged): nearly everything a question
+    makes is freed by reference counting, yet at 700 obsidian-hub's questions set off
+    ~4 young collections each and, every ~30 questions, a full one landing on whichever
+    question was running (benchmarks/RESULTS.md, "The tail on obsidian-hub, session 8")."""
     gc.collect()
     gc.freeze()
+    _gen0, *older = gc.get_threshold()
+    gc.set_threshold(threshold, *older)
 
 
 def trim(thaw: bool = False) -> bool:

@@ -208,6 +208,7 @@ def test_a_frozen_heap_is_skipped_by_collections_until_thawed_after_an_update() 
     alive = Node()
     alive.other = alive  # type: ignore[attr-defined]
     kept = weakref.ref(alive)
+    threshold = gc.get_threshold()
     try:
         memory.freeze_heap()
         assert old() is None and gc.get_freeze_count() > 0
@@ -218,3 +219,24 @@ def test_a_frozen_heap_is_skipped_by_collections_until_thawed_after_an_update() 
         assert kept() is None and gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
+        gc.set_threshold(*threshold)
+
+
+def test_a_frozen_heap_collects_its_young_generation_less_often() -> None:
+    """Once the heap is frozen, the youngest generation waits for ``GC_THRESHOLD``
+    allocations (Python's default is 700); the older thresholds stay as they were."""
+    import gc
+
+    threshold = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 11, 12)
+        memory.freeze_heap()
+        assert gc.get_threshold() == (memory.GC_THRESHOLD, 11, 12)
+        gc.collect()
+        before = gc.get_stats()[0]["collections"]
+        kept = [[] for _ in range(5_000)]  # seven young collections at 700
+        assert gc.get_stats()[0]["collections"] == before
+        del kept
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*threshold)
