@@ -11,11 +11,16 @@ BM25 scoring.
     python benchmarks/bench_tail.py --vaults ../shared/vaults --vault obsidian-hub \\
         --index-dir /tmp/idx/obsidian-hub [--hubs 40] [--random 60]
     python benchmarks/bench_tail.py --smoke   # sample_vault, hash embedder (CI)
+
+Also printed: the garbage collector's work while the questions ran (collections per
+generation and the wall time in them, which lands on whichever question is running),
+and with ``--slowest N`` the N slowest questions (wall and CPU ms).
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import statistics
 import sys
@@ -41,6 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hubs", type=int, default=40)
     ap.add_argument("--random", type=int, default=60)
     ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--slowest", type=int, default=0, help="list the N slowest questions")
     ap.add_argument(
         "--hash384", action="store_true", help="an index made with bench's hash embedder"
     )
@@ -83,6 +89,17 @@ def main(argv: list[str] | None = None) -> int:
 
     searches.lexical_hits = timed_hits  # type: ignore[assignment]
     cpu_times: list[float] = []
+    collections = [[0, 0.0] for _ in range(3)]  # per generation: how many, seconds
+    started = [0.0]
+
+    def collecting(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            started[0] = time.perf_counter()
+        else:
+            collections[info["generation"]][0] += 1
+            collections[info["generation"]][1] += time.perf_counter() - started[0]
+
+    gc.callbacks.append(collecting)
     for q in questions:
         start, cpu = time.perf_counter(), time.process_time()
         rag.query(q, seed=1)
@@ -91,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
         start = time.perf_counter()
         rag.lexical_search(q)
         lexical_times.append(time.perf_counter() - start)
+    gc.callbacks.remove(collecting)
     print(
         f"{vault.name}: {len(hubs)} hub titles + {len(picked)} random titles, "
         f"load average {os.getloadavg()[0]:.1f}"
@@ -109,6 +127,13 @@ def main(argv: list[str] | None = None) -> int:
         )
     share = statistics.median(s / t for s, t in zip(snippet_times, lexical_times, strict=True))
     print(f"\nmedian share of a lexical search spent choosing snippets: {share:.0%}")
+    print(
+        "garbage collections while asking (generation: count, ms): "
+        + ", ".join(f"{g}: {n}, {t * 1000:.1f}" for g, (n, t) in enumerate(collections))
+    )
+    slowest = sorted(zip(query_times, cpu_times, questions, strict=True), reverse=True)
+    for wall, cpu, q in slowest[: args.slowest]:
+        print(f"  {wall * 1000:.1f} ms ({cpu * 1000:.1f} CPU)  {q}")
     return 0
 
 
