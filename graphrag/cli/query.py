@@ -26,8 +26,18 @@ from graphrag.search.modes import SEARCH_MODES
 
 
 def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """--vault, --index-dir, --config and the filters, shared by query and search."""
-    return vault_option(index_dir_option(config_option(filter_options(fn))))
+    """--vault, --index-dir, --config, --no-update and the filters, shared by query and
+    search."""
+    return vault_option(index_dir_option(config_option(_no_update(filter_options(fn)))))
+
+
+_no_update = click.option(
+    "--no-update",
+    "no_update",
+    is_flag=True,
+    help="Answer from the index as it is, even if the vault changed since it was made (an "
+    "index shared read-only); by default it is brought up to date first.",
+)
 
 
 @click.command()
@@ -45,6 +55,7 @@ def query(
     vault: str,
     index_dir: str | None,
     config: str | None,
+    no_update: bool,
     filters: dict[str, Any],
     budget: int | None,
     fmt: str,
@@ -56,8 +67,9 @@ def query(
 
     Entry notes come from vector, lexical, #tag and title matches; related notes
     from the graph around them. The budget covers both. The index is updated
-    first if the vault changed. With `vault-graphrag serve` running for the vault,
-    the server answers (the same output, without loading the model here).
+    first if the vault changed (not with --no-update). With `vault-graphrag serve`
+    running for the vault, the server answers (the same output, without loading the
+    model here).
 
     \b
     vault-graphrag query "Who runs the aging cellar?" --vault sample_vault --budget 2000
@@ -73,7 +85,7 @@ def query(
         "filters": served_filters(filters),
         "format": fmt,
     }
-    served = answer(vault, index_dir, settings, no_server, "/query", body)
+    served = answer(vault, index_dir, settings, no_server, "/query", body, update=not no_update)
     if served is not None:
         if served.get("message"):
             click.echo(served["message"], err=True)
@@ -82,7 +94,7 @@ def query(
         else:
             click.echo(json.dumps(served, indent=2, ensure_ascii=False))
         return
-    rag = open_vault(vault, index_dir, config, settings=settings)
+    rag = open_vault(vault, index_dir, config, update=not no_update, settings=settings)
     result = rag.query(
         question, budget=budget, seed=seed, explain=explain, filters=filters, output=fmt
     )
@@ -122,6 +134,7 @@ def search(
     vault: str,
     index_dir: str | None,
     config: str | None,
+    no_update: bool,
     filters: dict[str, Any],
     mode: str,
     top_k: int | None,
@@ -129,7 +142,8 @@ def search(
     as_json: bool,
     no_server: bool,
 ) -> None:
-    """Notes matching TEXT: by meaning, words, both fused, graph or hub-first.
+    """Notes matching TEXT: by meaning, words, both fused, graph or hub-first. The index
+    is updated first if the vault changed (not with --no-update).
 
     \b
     vault-graphrag search "brine strength" --vault sample_vault --mode lexical -k 5
@@ -144,9 +158,9 @@ def search(
         "hops": hops,
         "filters": served_filters(filters),
     }
-    data = answer(vault, index_dir, settings, no_server, "/search", body)
+    data = answer(vault, index_dir, settings, no_server, "/search", body, update=not no_update)
     if data is None:
-        rag = open_vault(vault, index_dir, config, settings=settings)
+        rag = open_vault(vault, index_dir, config, update=not no_update, settings=settings)
         result = rag.search(text, mode, top_k=top_k, filters=filters, hops=hops)
         data = result.to_json()
     if as_json:

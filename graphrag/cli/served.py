@@ -80,14 +80,18 @@ class Served:
         return self.request("POST", path, body)
 
 
-def connect(vault: Path | None, index_dir: Path, settings: Any) -> Served | None:
-    """The server answering for ``index_dir`` as this process would, or None."""
+def connect(
+    vault: Path | None, index_dir: Path, settings: Any, update: bool = True
+) -> Served | None:
+    """The server answering for ``index_dir`` as this process would, or None. Without
+    ``update`` (``--no-update``) a changed vault is not indexed first: the server is asked
+    only if it serves the generation on disk, the index as it is."""
     info = server_file.usable(index_dir, settings)
     if info is None:
         return None
     served = Served(info)
     try:
-        if vault is not None and not _current(vault, index_dir, settings):
+        if update and vault is not None and not _current(vault, index_dir, settings):
             served.post("/index", {"wait": True})
         status = served.request("GET", "/status", timeout=CONNECT_SECONDS * 5)
     except Unavailable:
@@ -123,14 +127,16 @@ def answer(
     no_server: bool,
     path: str,
     body: dict[str, Any],
+    update: bool = True,
 ) -> Any:
-    """The server's JSON answer to ``POST path`` for this vault, or None: answer in-process."""
+    """The server's JSON answer to ``POST path`` for this vault, or None: answer in-process.
+    ``update``: a changed vault is indexed first (see ``connect``)."""
     if no_server:
         return None
     from graphrag.api import locate
 
     found_vault, found_index = locate(vault, index_dir, settings)
-    served = connect(found_vault, found_index, settings)
+    served = connect(found_vault, found_index, settings, update=update)
     if served is None:
         return None
     try:

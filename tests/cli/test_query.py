@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pytest
 from click.testing import CliRunner
 
 import graphrag.api
-from graphrag.cli import cli
+from graphrag.cli import cli, served
 from tests.support.fakes import HashEmbedder
 from tests.support.files import write
 from tests.support.query_vault import DIM
@@ -187,3 +188,64 @@ def test_eval_no_update_scores_the_index_as_it_is(vault, tmp_path):
     assert (index_dir / "manifest.json").read_text(encoding="utf-8") != manifest
     code, _, err = run(*base[:5], str(tmp_path / "nothing"), *base[6:], "--no-update")
     assert code != 0 and "run `vault-graphrag index VAULT` first" in err
+
+
+def _index_files(index_dir):
+    """Every file of the index folder: its bytes' hash and its mtime."""
+    return {
+        p.relative_to(index_dir).as_posix(): (
+            hashlib.sha256(p.read_bytes()).hexdigest(),
+            p.stat().st_mtime_ns,
+        )
+        for p in sorted(index_dir.rglob("*"))
+        if p.is_file()
+    }
+
+
+NO_UPDATE_ASKS = {
+    "query": ("query", "roof of the hut", "--seed", "1"),
+    "search": ("search", "roof of the hut", "--mode", "lexical", "--json"),
+}
+
+
+@pytest.mark.parametrize("command", sorted(NO_UPDATE_ASKS))
+def test_no_update_answers_from_the_index_as_it_is(vault, tmp_path, command):
+    index_dir = tmp_path / "index"
+    ask = (*NO_UPDATE_ASKS[command], "--vault", str(vault), "--index-dir", str(index_dir))
+    code, before, _ = run(*ask)  # indexes the vault
+    assert code == 0 and "Huts/Roof" in before and "slate" not in before
+    files = _index_files(index_dir)
+    write(vault, "Huts/Roof.md", "# Roof\n\nThe roof of the hut, laid with slate shingles.\n")
+    code, out, _ = run(*ask, "--no-update")
+    assert code == 0
+    assert out == before  # the old text, from the old index
+    assert _index_files(index_dir) == files  # nothing written
+    code, out, _ = run(*ask)  # without it, the edit is indexed first
+    assert code == 0 and "slate shingles" in out
+    assert _index_files(index_dir) != files
+    code, _, err = run(*ask[:-1], str(tmp_path / "nothing"), "--no-update")
+    assert code != 0 and "run `vault-graphrag index VAULT` first" in err
+
+
+@pytest.mark.parametrize("command", sorted(NO_UPDATE_ASKS))
+def test_no_update_does_not_ask_a_server_to_index_first(vault, tmp_path, monkeypatch, command):
+    index_dir = tmp_path / "index"
+    ask = (*NO_UPDATE_ASKS[command], "--vault", str(vault), "--index-dir", str(index_dir))
+    assert run(*ask, "--no-server")[0] == 0
+    write(vault, "Huts/Roof.md", "# Roof\n\nThe roof of the hut, laid with slate shingles.\n")
+    asked: list[str] = []
+
+    def request(self, method, path, body=None, timeout=0.0):
+        asked.append(path)
+        raise served.Unavailable("no server in this test: the command answers itself")
+
+    info = served.server_file.ServerInfo(1, "127.0.0.1", 1, None, str(index_dir), "")
+    monkeypatch.setattr(served.server_file, "usable", lambda *_: info)
+    monkeypatch.setattr(served.Served, "request", request)
+    code, out, _ = run(*ask, "--no-update")
+    assert code == 0 and "slate" not in out
+    assert asked == ["/status"]  # is it serving the generation on disk? no "/index" first
+    asked.clear()
+    code, out, _ = run(*ask)
+    assert code == 0 and "slate shingles" in out
+    assert asked == ["/index"]  # asked to update first (and answered itself when it failed)
