@@ -13,9 +13,9 @@ from indexer.version import __version__
 
 # Public name -> the module that defines it.
 _EXPORTS = {
-    "IndexStats": "indexer.build",
+    "IndexStats": "indexer.index_stats",
     "build_index": "indexer.build",
-    "parse_vault": "indexer.build",
+    "parse_vault": "indexer.read_notes",
     "EmbeddingSettings": "indexer.config",
     "IndexConfig": "indexer.config",
     "IndexSettings": "indexer.config",
@@ -32,7 +32,7 @@ _EXPORTS = {
 }
 
 if TYPE_CHECKING:
-    from indexer.build import IndexStats, build_index, parse_vault
+    from indexer.build import build_index
     from indexer.config import EmbeddingSettings, IndexConfig, IndexSettings
     from indexer.errors import (
         ConfigError,
@@ -42,8 +42,10 @@ if TYPE_CHECKING:
         VaultError,
         VaultRAGError,
     )
+    from indexer.index_stats import IndexStats
     from indexer.load import IndexSnapshot, load_index
     from indexer.parse import ParsedNote, parse_note
+    from indexer.read_notes import parse_vault
 
 
 def __getattr__(name: str) -> Any:

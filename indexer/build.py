@@ -7,37 +7,34 @@ theirs). Resolution and the hierarchy are recomputed for the whole vault on
 every change in principle, because one new file can resolve links in many old
 ones; ``linktable`` does it for just the links that can have changed, so a
 one-note edit of a 10k-note vault does not pay for resolving all of them.
+
+Reading and parsing the files is ``read_notes``'s, the run's summary ``index_stats``'s.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
-import stat
-import sys
 import time
-from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, field
-from multiprocessing import get_context
+from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
 
 import numpy as np
 
 from .chunk import Chunk, chunk_note
-from .config import IndexConfig, IndexSettings
+from .config import IndexConfig
 from .embed import Embedder, make_embedder
 from .errors import IndexMissingError, IndexStaleError, VaultError
 from .fresh import config_hash
-from .graphbuild import VaultGraphBuild, build_graph
+from .index_stats import IndexStats, fill_counts_from_manifest
 from .linktable import Namespace, refresh
 from .note_vectors import FILE as NOTE_VECTORS
 from .note_vectors import compute as note_vectors
 from .note_vectors import write as write_note_vectors
 from .notes_io import NOTE_COLUMNS, note_to_row
-from .parse import ParsedNote, content_hash, note_uri, parse_note
-from .scan import FileEntry, file_kind, scan_vault
+from .parse import note_uri
+from .read_notes import parse_files
+from .scan import FileEntry, scan_vault
 from .shown import SHOWN_TOKENS_VERSION, WHOLE_TOKENS_VERSION, Counter, shown_tokens, whole_tokens
 from .store import (
     GenerationWriter,
@@ -53,178 +50,6 @@ from .tokens import get_tokenizer
 from .vector_kind import embedding_info, vectors_differ
 from .vectors import VectorIndex
 from .version import __version__
-
-PARALLEL_MIN_FILES = 200
-T = TypeVar("T")
-
-
-@dataclass
-class IndexStats:
-    notes: int = 0
-    folders: int = 0
-    virtual_folders: int = 0
-    attachments: int = 0
-    links_resolved: int = 0
-    links_unresolved: int = 0
-    tags: int = 0
-    chunks: int = 0
-    chunks_embedded: int = 0
-    chunks_reused: int = 0
-    added: int = 0
-    changed: int = 0
-    removed: int = 0
-    unchanged: int = 0
-    relinked: int = 0  # notes whose links were resolved in this run (linktable)
-    up_to_date: bool = False
-    full_reason: str = ""
-    seconds: float = 0.0
-    warnings: list[str] = field(default_factory=list)
-    templates_excluded: list[str] = field(default_factory=list)  # template folders skipped
-    leftovers_removed: list[str] = field(default_factory=list)  # what killed runs left
-
-    def to_json(self) -> dict:
-        return asdict(self)
-
-
-@dataclass(frozen=True, slots=True)
-class Unchanged:
-    """A file whose mtime changed but whose bytes did not."""
-
-    path: str
-
-
-def read_note_bytes(
-    file: str | os.PathLike[str], path: str, limit: int
-) -> tuple[bytes, int, str | None]:
-    """At most ``limit`` bytes of a regular file: (data, file size, warning or None).
-
-    Opened without blocking and checked again after opening, since the scan's
-    verdict can be stale: a FIFO put in a note's place would otherwise block the
-    reader (and a server's update thread) for good. A longer file is cut at the
-    last line end within the limit.
-
-    Raises:
-        OSError: the file cannot be opened or read, or is not a regular file.
-    """
-    fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
-    with os.fdopen(fd, "rb") as fh:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise OSError(f"{file_kind(st.st_mode)}, not a regular file")
-        data = fh.read(limit + 1)
-    if len(data) <= limit:
-        return data, st.st_size, None
-    cut = data.rfind(b"\n", 0, limit) + 1 or limit
-    size = max(st.st_size, len(data))
-    return (
-        data[:cut],
-        size,
-        (
-            f"{path}: {size:,} bytes, over index.max_note_bytes ({limit:,}); "
-            f"only the first {cut:,} bytes are indexed"
-        ),
-    )
-
-
-def _parse_entry(
-    args: tuple[str, str, int, int, tuple[str, ...], str | None, int],
-) -> ParsedNote | Unchanged | str:
-    """Worker: read and parse one file; a problem comes back as a warning string."""
-    vault, path, size, mtime_ns, hier, known_hash, limit = args
-    try:
-        # A str path: pathlib would intern every part of it (and a served process's
-        # interned-string table would fill with names used once).
-        data, size, cut = read_note_bytes(os.path.join(vault, path), path, limit)
-    except FileNotFoundError:
-        return f"{path}: vanished during indexing; skipped"
-    except OSError as exc:
-        return f"{path}: cannot read ({exc.strerror or exc}); skipped"
-    if known_hash is not None and content_hash(data) == known_hash:
-        return Unchanged(path)
-    note = parse_note(path, data, mtime_ns / 1e9, hier)
-    note.mtime_ns = mtime_ns
-    # The file's size, not what was read: a cut note must look unchanged to the next run.
-    note.size = size
-    if cut is not None:
-        note.warnings.insert(0, cut)
-    return note
-
-
-def parse_files(
-    vault: Path,
-    entries: list[FileEntry],
-    hierarchy_properties: tuple[str, ...],
-    workers: int = 0,
-    known_hashes: dict[str, str] | None = None,
-    max_bytes: int = IndexSettings.max_note_bytes,
-    on_parsed: Callable[[int], None] | None = None,
-) -> tuple[list[ParsedNote], list[str], list[str]]:
-    """Parse files, in worker processes when there are many.
-
-    ``on_parsed`` is told how many files are done as they finish (in order).
-    Returns (parsed notes, warnings, paths whose bytes match ``known_hashes``).
-    """
-    known = known_hashes or {}
-    jobs = [
-        (str(vault), e.path, e.size, e.mtime_ns, hierarchy_properties, known.get(e.path), max_bytes)
-        for e in entries
-    ]
-    workers = workers or min(os.cpu_count() or 1, 8)
-    if workers > 1 and len(jobs) >= PARALLEL_MIN_FILES and sys.platform != "win32":
-        with ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
-            results = _counted(pool.map(_parse_entry, jobs, chunksize=64), on_parsed)
-    else:
-        results = _counted(map(_parse_entry, jobs), on_parsed)
-    notes = [r for r in results if isinstance(r, ParsedNote)]
-    warnings = [r for r in results if isinstance(r, str)]
-    same = [r.path for r in results if isinstance(r, Unchanged)]
-    for note in notes:
-        warnings.extend(note.warnings)
-    return notes, warnings, same
-
-
-def _counted(results: Iterable[T], report: Callable[[int], None] | None) -> list[T]:
-    """``results`` as a list, telling ``report`` the count every 16 and at the end."""
-    out: list[T] = []
-    for r in results:
-        out.append(r)
-        if report is not None and len(out) % 16 == 0:
-            report(len(out))
-    if report is not None and len(out) % 16:
-        report(len(out))
-    return out
-
-
-def parse_vault(
-    vault: Path, config: IndexConfig | None = None
-) -> tuple[VaultGraphBuild, list[ParsedNote], list[str]]:
-    """Parse, resolve and build the graph of a whole vault, without touching any index."""
-    config = config or IndexConfig()
-    settings = config.index
-    if not vault.is_dir():
-        raise VaultError(str(vault), "not a folder")
-    scan = scan_vault(vault, settings.exclude, settings.exclude_templates)
-    notes, warnings, _ = parse_files(
-        vault,
-        scan.notes,
-        settings.hierarchy_properties,
-        settings.workers,
-        max_bytes=settings.max_note_bytes,
-    )
-    built = _graph(notes, [a.path for a in scan.attachments], config)
-    return built, notes, scan.warnings + warnings + built.warnings
-
-
-def _graph(notes: list[ParsedNote], attachments: list[str], config: IndexConfig) -> VaultGraphBuild:
-    s = config.index
-    return build_graph(
-        notes,
-        attachments,
-        hierarchy_properties=s.hierarchy_properties,
-        folder_note_names=s.folder_note_names,
-        folder_note_beside=s.folder_note_beside,
-        resolve_aliases=s.resolve_aliases,
-    )
 
 
 def build_index(
@@ -390,7 +215,7 @@ def _build_locked(
     )
     if nothing_changed:
         assert previous is not None and prev_db is not None  # what nothing_changed means
-        _fill_counts_from_manifest(stats, previous)
+        fill_counts_from_manifest(stats, previous)
         stats.up_to_date = True
         prev_db.close()
         return stats
@@ -567,18 +392,3 @@ def _write_files_and_warnings(
         + [(a.path, "attachment", a.size, a.mtime_ns, None) for a in attachments],
     )
     db.executemany("INSERT INTO warnings VALUES (?,?)", [("", w) for w in warnings])
-
-
-def _fill_counts_from_manifest(stats: IndexStats, manifest: dict) -> None:
-    for key in (
-        "notes",
-        "folders",
-        "virtual_folders",
-        "attachments",
-        "links_resolved",
-        "links_unresolved",
-        "tags",
-        "chunks",
-    ):
-        setattr(stats, key, int(manifest.get("counts", {}).get(key, 0)))
-    stats.chunks_reused = stats.chunks

@@ -6,8 +6,8 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .build import parse_vault
 from .config import IndexConfig
+from .read_notes import parse_vault
 
 
 @dataclass

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import indexer.build
+import indexer.read_notes
 from indexer import build_index, load_index
 from indexer.store import MANIFEST
 from indexer.tokens import get_tokenizer
@@ -121,7 +122,7 @@ def test_unreadable_file_is_skipped_with_a_warning(
     if os.geteuid() != 0:
         target.chmod(0)
     else:  # root reads anything: simulate the permission error
-        real = indexer.build.read_note_bytes
+        real = indexer.read_notes.read_note_bytes
 
         def read_note_bytes(
             file: str | os.PathLike[str], path: str, limit: int
@@ -130,7 +131,7 @@ def test_unreadable_file_is_skipped_with_a_warning(
                 raise PermissionError(13, "Permission denied", str(file))
             return real(file, path, limit)
 
-        monkeypatch.setattr(indexer.build, "read_note_bytes", read_note_bytes)
+        monkeypatch.setattr(indexer.read_notes, "read_note_bytes", read_note_bytes)
     try:
         stats = index(sample_vault, tmp_path / "idx")
     finally:

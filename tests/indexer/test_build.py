@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import indexer.build
+import indexer.read_notes
 from indexer import build_index, load_index
 from indexer.config import IndexConfig, IndexSettings
 from indexer.store import MANIFEST
@@ -45,13 +46,13 @@ def generation(index_dir: Path) -> str:
 @pytest.fixture
 def parse_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     calls: list[str] = []
-    original = indexer.build.parse_note
+    original = indexer.read_notes.parse_note
 
     def counting(path: str, *args: object, **kwargs: object):
         calls.append(path)
         return original(path, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(indexer.build, "parse_note", counting)
+    monkeypatch.setattr(indexer.read_notes, "parse_note", counting)
     return calls
 
 
@@ -82,9 +83,9 @@ def test_touching_a_file_reparses_nothing_and_is_not_read_again(
     st = path.stat()
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
     hashed: list[int] = []
-    original = indexer.build.content_hash
+    original = indexer.read_notes.content_hash
     monkeypatch.setattr(
-        indexer.build, "content_hash", lambda data: hashed.append(1) or original(data)
+        indexer.read_notes, "content_hash", lambda data: hashed.append(1) or original(data)
     )
     stats, embedder = reindex(indexed, index_dir)
     assert parse_calls == [] and embedder.texts == [] and len(hashed) == 1

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import indexer.build
 import indexer.parse
+import indexer.read_notes
 import indexer.store
 from indexer import (
     IndexBusyError,
@@ -105,7 +105,7 @@ def test_the_graph_is_loaded_from_the_store_not_re_parsed(
         raise AssertionError("load_index must not parse notes")
 
     monkeypatch.setattr(indexer.parse, "parse_note", forbidden)
-    monkeypatch.setattr(indexer.build, "parse_note", forbidden)
+    monkeypatch.setattr(indexer.read_notes, "parse_note", forbidden)
     for path in vault.rglob("*.md"):  # the vault's notes are not even there any more
         path.unlink()
     snapshot = load_index(index_dir)
