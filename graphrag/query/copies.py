@@ -10,9 +10,13 @@ import re
 import threading
 from array import array
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from graphrag.snapshot.corpus import Corpus
+    from indexer.load import IndexSnapshot
 
 # Near-duplicates: runs of SHINGLE words, and the share of a passage's runs that must
 # be found elsewhere. Eight words and 90% keep apart notes written from one template
@@ -88,8 +92,22 @@ class BodyShingles:
         self.size = size
         self._cache: OrderedDict[str, array[int]] = OrderedDict()
         self._lock = threading.Lock()
+        self._pinned: dict[str, array[int]] = {}  # ``pin``: made at the warm-up, kept
+
+    def pin(self, uris: Iterable[str]) -> int:
+        """Make the shingles of ``uris`` now and keep them for the generation, outside the
+        LRU (the longest notes, ``query.warm``); how many were made."""
+        made = 0
+        for uri in uris:
+            if uri not in self._pinned:
+                self._pinned[uri] = array("q", shingles(self.body(uri)))
+                made += 1
+        return made
 
     def __call__(self, uri: str) -> frozenset[int]:
+        pinned = self._pinned.get(uri)
+        if pinned is not None:
+            return frozenset(pinned)
         with self._lock:
             kept = self._cache.get(uri)
             if kept is not None:
@@ -101,6 +119,11 @@ class BodyShingles:
             while len(self._cache) > self.size:
                 self._cache.popitem(last=False)
         return got
+
+
+def body_shingles(corpus: Corpus, index: IndexSnapshot) -> BodyShingles:
+    """The generation's ``BodyShingles`` (one per corpus), reading bodies from ``index``."""
+    return corpus.derived("pack.body_shingles", lambda: BodyShingles(index.body))
 
 
 class Shown(Protocol):

@@ -34,7 +34,7 @@ from graphrag.budget import NOTE_OVERHEAD_TOKENS, TokenCounter
 from graphrag.config.focus import FocusSettings
 from graphrag.config.query import QuerySettings
 from graphrag.focus.traverse import Candidate, traverse
-from graphrag.query.copies import BodyShingles
+from graphrag.query.copies import body_shingles
 from graphrag.query.entry import Entry, ParsedQuery, select_entries, text_evidence
 from graphrag.query.expand import path_expansion, tag_expansion
 from graphrag.query.mentions import unlinked_mentions
@@ -138,7 +138,7 @@ def run_query(
     if allowed is not None:
         evident = [i for i in evident if allowed[i]]
     best_hits += sorted(evident, key=lambda i: (-sims[i], i))[:1]
-    bodies = corpus.derived("pack.body_shingles", lambda: BodyShingles(index.body))
+    bodies = body_shingles(corpus, index)
     packing = Packing(budget - reserve, render, tokenizer, qs.max_documents, bodies)
     packing.skipped.extend(dropped)
     packer = Packer(graph, corpus, chunk_text, qs, fs, sims, explain, reached)

@@ -75,7 +75,6 @@ def link_context(
     With ``graph``, only links that are edges of it count: a graph with links left
     out (``VaultGraph.without_links``) must not have them back through the store."""
     out: dict[str, dict[str, float]] = {}
-    tables: Memo = corpus.derived("link-tables", lambda: Memo(LINK_TABLE_CHARS))
     for uri in notes:
         i = corpus.index_of.get(uri)
         if i is None:
@@ -83,7 +82,7 @@ def link_context(
         lo, hi = corpus.chunk_rows(i)
         if hi == lo:
             continue
-        table = tables.get(uri, partial(LinkTable.read, corpus, uri), LinkTable.size)
+        table = link_table(corpus, uri)
         if table.chunks != hi - lo:
             continue
         linked = None if graph is None else {link.target for link in graph.outlinks(uri)}
@@ -92,6 +91,12 @@ def link_context(
 
 
 LINK_TABLE_CHARS = 4_000_000  # link tables kept per generation (a 3,000-link hub is ~0.2M)
+
+
+def link_table(corpus: Corpus, uri: str) -> LinkTable:
+    """``uri``'s ``LinkTable``, read once per generation (kept up to ``LINK_TABLE_CHARS``)."""
+    tables: Memo = corpus.derived("link-tables", lambda: Memo(LINK_TABLE_CHARS))
+    return tables.get(uri, partial(LinkTable.read, corpus, uri), LinkTable.size)
 
 
 class LinkTable:

@@ -172,11 +172,13 @@ class LiveIndex:
         """Build ``snapshot``'s query arrays (and BM25 index); a failure is only logged:
         the first query that needs them reports it."""
         from graphrag.query.entry import warm_titles
+        from graphrag.query.warm import warm_hubs
 
         language = self.rag.settings.query.stemmer_language
         try:
             snapshot.warm(search=True, language=language if lexical else None)
             warm_titles(snapshot.corpus, snapshot.graph, language if lexical else None)
+            warm_hubs(snapshot.corpus, snapshot.graph, snapshot.index)
         except Exception:
             log.warning(
                 "building the query arrays of %s failed", snapshot.index.generation, exc_info=True
