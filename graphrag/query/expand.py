@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -117,9 +118,7 @@ def path_expansion(
     hits: dict[str, PathHit] = {}
     for a, b in combinations(entries, 2):
         na, nb = adj(a), adj(b)
-        paths: list[tuple[str, ...]] = [
-            (a, x, b) for x in sorted(na & nb) if x not in ends and step_ok(x)
-        ]
+        paths: list[tuple[str, ...]] = _two_step(a, b, na & nb, ends, step_ok, similarity)
         if settings.path_max_length >= 3 and len(paths) < PATHS_PER_PAIR:
             paths += _three_step(a, b, na, nb, adj, step_ok, ends, similarity, cap)
         # Shorter first, then the ones through notes closer to the question.
@@ -131,6 +130,28 @@ def path_expansion(
                     near = path[0] if pos <= last - pos else path[-1]
                     hits[uri] = PathHit(uri, near, min(pos, last - pos), path)
     return list(hits.values())
+
+
+def _two_step(
+    a: str,
+    b: str,
+    common: set[str],
+    ends: set[str],
+    step_ok: Callable[[str], bool],
+    similarity: Callable[[str], float],
+) -> list[tuple[str, ...]]:
+    """Paths a - x - b: all of them when fewer than ``PATHS_PER_PAIR``, else the ones
+    ``path_expansion`` keeps (through the notes closest to the question, then by name).
+    Two hubs share thousands of neighbours: the steps are taken best first from a heap
+    and checked until enough pass, not all checked and sorted."""
+    order = [(-similarity(x), x) for x in common if x not in ends]
+    heapq.heapify(order)
+    paths: list[tuple[str, ...]] = []
+    while order and len(paths) < PATHS_PER_PAIR:
+        _, x = heapq.heappop(order)
+        if step_ok(x):
+            paths.append((a, x, b))
+    return paths
 
 
 def _three_step(
