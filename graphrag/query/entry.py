@@ -11,7 +11,10 @@ or by a title or alias written in the question, in any case, or misspelled
 (``fuzzy_matches``). Those join even
 when their vectors are weak, because the user said which notes they mean; a
 title or alias more than ``title_max_notes`` notes bear says no such thing,
-and only adds to their blended score.
+and only adds to their blended score. Nor does a name the vault writes in most
+of its notes (``common_names``: "GitHub" and "Links" on a hub where every
+plugin page links its repository): there it is a word of the vault, not a note
+the user picked.
 
 A note qualifies at all only on some evidence: a cosine of at least
 ``entry_min_similarity``, a lexical match of at least ``lexical_min_coverage``
@@ -22,7 +25,7 @@ nothing is relevant, not the least irrelevant notes.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,7 +34,7 @@ from graphrag.config.query import QuerySettings
 from graphrag.snapshot.corpus import Corpus
 from graphrag.snapshot.filters import tag_mask
 from graphrag.snapshot.graph import VaultGraph
-from graphrag.snapshot.lexical import LexicalScores
+from graphrag.snapshot.lexical import LexicalIndex, LexicalScores
 from graphrag.snapshot.stopwords import is_stopword
 
 # A #tag in a question, as in a note: not all digits, not inside a word.
@@ -46,6 +49,11 @@ FUZZY_LONG = 9
 # A question of at most this many words that are not stop words is keywords, and a
 # lower-case word in it may name a note ("aliases and tags").
 KEYWORD_QUESTION_WORDS = 4
+# A name whose words are in the text of more than this share of the notes that do
+# not bear it is a word of the vault, not a name (``common_names``).
+COMMON_NAME_SHARE = 0.5
+# How a question marks a phrase as a name whatever the vault: a link, or quotes.
+WRITTEN_AS_NAME = (("[[", ""), ('"', '"'), ("\u201c", "\u201d"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,6 +304,52 @@ def within_edits(a: str, b: str, limit: int) -> bool:
     )
 
 
+def common_names(
+    query: ParsedQuery, titles: dict[int, str], vocabulary: Vocabulary, size: int
+) -> set[str]:
+    """The names of ``titles`` (note -> the name as the question writes it; casefolded
+    here) that are words of the vault rather than names: the text of more than
+    ``COMMON_NAME_SHARE`` of the notes that do not bear one holds all of its terms
+    (stemmed, stop words out, as BM25 reads them). Past half of the notes a term's
+    Robertson-Sparck Jones weight is negative: a note using the word is likelier not
+    to be about it, so the question writing it says nothing about which note it means.
+    A name is still a name when it is the whole question, or written as a link
+    (``[[GitHub]]``) or in quotes; a misspelled one (``fuzzy_matches``) always is:
+    its words are not the vault's."""
+    named: dict[str, list[int]] = {}
+    for i, name in titles.items():
+        named.setdefault(name.casefold(), []).append(i)
+    asked = query.text.casefold()
+    whole = _phrase(query.search_text)
+    out: set[str] = set()
+    for name, bearers in named.items():
+        if name == whole or any(f"{a}{name}{b}" in asked for a, b in WRITTEN_AS_NAME):
+            continue
+        if name_share(vocabulary.index, name, bearers, size) > COMMON_NAME_SHARE:
+            out.add(name)
+    return out
+
+
+def name_share(index: LexicalIndex, name: str, bearers: Sequence[int], size: int) -> float:
+    """The share of the ``size`` notes, ``bearers`` left out, whose text holds every term
+    of ``name``: an upper bound on how many write the name itself, from the postings
+    alone."""
+    terms = index.tokens(name)
+    if not terms:
+        return 0.0
+    held: np.ndarray | None = None
+    for term in terms:
+        t = index.vocab.ids.get(term)
+        if t is None or t >= index.terms:
+            return 0.0
+        docs = index.docs[index.indptr[t] : index.indptr[t + 1]]
+        held = docs if held is None else np.intersect1d(held, docs, assume_unique=True)
+    others = size - len(bearers)
+    if held is None or others <= 0:
+        return 0.0
+    return len(np.setdiff1d(held, np.asarray(bearers, dtype=held.dtype))) / others
+
+
 def tag_scores(query: ParsedQuery, corpus: Corpus, graph: VaultGraph) -> np.ndarray:
     """Share of the question's tags each note has (nested tags count for their ancestors)."""
     out = np.zeros(len(corpus), dtype=np.float32)
@@ -336,17 +390,19 @@ def select_entries(
     vec = np.clip(sims, 0.0, None)
     lex = lexical.normalised() if lexical is not None else np.zeros_like(vec)
     tags = tag_scores(query, corpus, graph) if s.tag_entry_enabled else np.zeros_like(vec)
+    vocabulary = (
+        Vocabulary(corpus, s.stemmer_language)
+        if s.title_entry_enabled and lexical is not None
+        else None
+    )
     titles = (
-        title_matches(
-            query,
-            corpus,
-            graph,
-            s.title_min_chars,
-            Vocabulary(corpus, s.stemmer_language) if lexical is not None else None,
-        )
+        title_matches(query, corpus, graph, s.title_min_chars, vocabulary)
         if s.title_entry_enabled
         else {}
     )
+    if titles and vocabulary is not None:
+        common = common_names(query, titles, vocabulary, len(corpus))
+        titles = {i: name for i, name in titles.items() if name.casefold() not in common}
     title = np.zeros_like(vec)
     if titles:
         title[list(titles)] = 1.0

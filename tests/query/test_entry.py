@@ -266,3 +266,37 @@ def test_the_server_s_warm_up_builds_the_title_tables_questions_read(tmp_path):
     assert titles and fuzzy
     rag.query("lentil soup with onoins", seed=0)  # a misspelling: the fuzzy table is read
     assert corpus.cached("titles") is titles and corpus.cached("titles-fuzzy-names") is fuzzy
+
+
+# A hub of plugin pages: each writes "GitHub" and "Links" in its generated line, as
+# obsidian-hub's do; two notes bear those words as titles.
+PLUGIN_HUB = {
+    **{
+        f"Plugins/plugin-{k}.md": (
+            f"# plugin-{k}\n\nPlugin ID: plugin-{k}. {topic}\n\n"
+            "Links: GitHub repository or Open in Obsidian.\n"
+        )
+        for k, topic in enumerate(
+            ["Counts words.", "Draws charts.", "Syncs tasks.", "Plays music.", "Shows maps."]
+        )
+    },
+    "Plugins/GitHub.md": "# GitHub\n\nA plugin that pushes the vault to a repository.\n",
+    "Guides/Links.md": "# Links\n\nHow notes point at each other.\n",
+    "People/Beeminder.md": "# Beeminder\n\nA goal tracker; plugin-0 reports to it.\n",
+}
+
+
+def test_a_name_most_notes_write_is_a_word_of_the_vault_not_a_named_note(tmp_path):
+    # Only names make entries here: the hashing embedder's cosines stay under the floor.
+    rag = make_rag(tmp_path, PLUGIN_HUB, query={"entry_min_similarity": 0.99})
+    question = "Which plugin has Links: GitHub repository, and reports to Beeminder?"
+    entries = {e.uri: e for e in rag.query(question, seed=0).entries}
+    # Every plugin page writes "GitHub" and "Links": the question naming them does not
+    # say it means the notes of those titles. "Beeminder" is written in one other note.
+    for uri in ("Plugins/GitHub", "Guides/Links"):
+        assert uri not in entries or "title" not in entries[uri].matched_by
+    assert "title" in entries["People/Beeminder"].matched_by
+    # Written as a link or in quotes, or as the whole question, a word is a name again.
+    for asked in ("what does [[GitHub]] push, and Links?", 'what does "GitHub" push', "GitHub"):
+        named = {e.uri: e for e in rag.query(asked, seed=0).entries}
+        assert "title" in named["Plugins/GitHub"].matched_by, asked

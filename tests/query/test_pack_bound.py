@@ -23,7 +23,8 @@ from graphrag.query.render import json_text, render_prompt
 from tests.support.fakes import HashEmbedder
 from tests.support.query_vault import DIM, make_rag
 
-QUESTION = "Themes colours and fonts"
+# Every note writes "theme": the question links the hub to name it (``entry.common_names``).
+QUESTION = "[[Themes]] colours and fonts"
 
 
 def _card(i: int) -> str:
