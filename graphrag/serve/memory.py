@@ -59,14 +59,15 @@ def _libc() -> ctypes.CDLL | None:
     return libc if hasattr(libc, "malloc_trim") and hasattr(libc, "mallopt") else None
 
 
-def limit_arenas(arenas: int = ARENAS) -> bool:
-    """At most ``arenas`` malloc arenas, and fixed trim and mmap thresholds (see
-    ``TRIM_BYTES``); call before the server starts its threads."""
+def limit_arenas(arenas: int | None = None) -> bool:
+    """At most ``arenas`` (``ARENAS``) malloc arenas, and fixed trim and mmap thresholds
+    (see ``TRIM_BYTES``); call before the server starts its threads: a thread that has
+    allocated before keeps an arena of its own, beyond the limit."""
     libc = _libc()
     if libc is None:
         return False
     done = [
-        libc.mallopt(M_ARENA_MAX, arenas),
+        libc.mallopt(M_ARENA_MAX, ARENAS if arenas is None else arenas),
         libc.mallopt(M_TRIM_THRESHOLD, TRIM_BYTES),
         libc.mallopt(M_MMAP_THRESHOLD, MMAP_BYTES),
     ]

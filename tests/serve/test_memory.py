@@ -74,8 +74,7 @@ def rss():
         return next(int(line.split()[1]) / 1024 for line in fh if line.startswith("VmRSS:"))
 if sys.argv[1] == "server":
     assert memory.limit_arenas()
-else:
-    libc.mallopt(memory.M_ARENA_MAX, memory.ARENAS)  # glibc's dynamic thresholds
+# else glibc's own settings: the thread has an arena of its own, with dynamic thresholds
 def burst():
     big = libc.malloc(24 << 20)
     ctypes.memset(big, 1, 24 << 20)
