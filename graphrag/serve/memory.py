@@ -3,11 +3,11 @@
 A server answers from a thread pool, and every thread that allocates gets its own
 glibc malloc arena; memory freed there (a request's arrays, an update's parse and
 embedding buffers, an old snapshot) stays mapped in the arena, so resident memory
-climbs with each burst of work even when nothing is kept. Two arenas for the
-process, fixed trim and mmap thresholds (glibc's dynamic ones let a thread's arena
-keep tens of MB free at its top, which trimming never reaches), and handing freed
-pages back to the system every ``TRIM_SECONDS`` keep it at what is actually in use
-(docs/architecture.md, serving; the effect is in benchmarks/RESULTS.md, "Server
+climbs with each burst of work even when nothing is kept. One arena for the process
+(``ARENAS``), fixed trim and mmap thresholds (glibc's dynamic ones let a thread's
+arena keep tens of MB free at its top, which trimming never reaches), and handing
+freed pages back to the system every ``TRIM_SECONDS`` keep it at what is actually in
+use (docs/architecture.md, serving; the effect is in benchmarks/RESULTS.md, "Server
 memory").
 
 The model's weights are a memory-mapped file (``model.onnx.data``), and a question
@@ -31,7 +31,11 @@ log = logging.getLogger(__name__)
 M_TRIM_THRESHOLD = -1
 M_MMAP_THRESHOLD = -3
 M_ARENA_MAX = -8
-ARENAS = 2
+# One arena: a burst in one thread reuses what the others freed instead of growing an
+# arena of its own, and it costs no latency a sequential client sees (obsidian-help,
+# p50 8.7-9.2 ms with one, 9.5-9.7 with two: benchmarks/RESULTS.md, "Server memory over
+# an hour, session 8"). The GIL already keeps Python's allocations from running at once.
+ARENAS = 1
 # Fixed, not glibc's dynamic thresholds: freeing one large mmap'd block (ONNX Runtime's
 # buffers, a numpy array) raises the trim threshold to twice its size (up to 64 MB), and
 # a thread's arena then keeps that much free memory at its top resident, which
