@@ -32,9 +32,10 @@ M_TRIM_THRESHOLD = -1
 M_MMAP_THRESHOLD = -3
 M_ARENA_MAX = -8
 # One arena: a burst in one thread reuses what the others freed instead of growing an
-# arena of its own, and it costs no latency a sequential client sees (obsidian-help,
-# p50 8.7-9.2 ms with one, 9.5-9.7 with two: benchmarks/RESULTS.md, "Server memory over
-# an hour, session 8"). The GIL already keeps Python's allocations from running at once.
+# arena of its own, and it cost no latency a sequential client saw (obsidian-help, p50
+# 8.7-9.2 ms with one, 9.5-9.7 with two at 2 requests a second, 7.3 and 7.0 at 8:
+# benchmarks/RESULTS.md, "Server memory over an hour, session 8"). The GIL already keeps
+# most of Python's allocations from running at once.
 ARENAS = 1
 # Fixed, not glibc's dynamic thresholds: freeing one large mmap'd block (ONNX Runtime's
 # buffers, a numpy array) raises the trim threshold to twice its size (up to 64 MB), and
