@@ -4,6 +4,8 @@ from the --before tree."""
 from __future__ import annotations
 
 import importlib
+import importlib.util
+from pathlib import Path
 
 bench_cold = importlib.import_module("benchmarks.bench_cold")
 
@@ -35,3 +37,18 @@ def test_before_runs_each_graphrag_command_from_the_other_tree(tmp_path, monkeyp
     assert ("q", tmp_path) in ran and ("q", bench_cold.ROOT) in ran
     assert ("floor.py", bench_cold.ROOT) in ran and ("floor.py", tmp_path) not in ran
     assert len(ran) == 6
+
+
+def test_trees_are_compiled_as_installed_even_without_bytecode_writing(
+    tmp_path, monkeypatch
+) -> None:
+    # A tree timed without its bytecode compiles every module every run, which the
+    # floor (site-packages, compiled at install) never does.
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    for name in ("graphrag", "indexer"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text("X = 1\n", encoding="utf-8")
+    bench_cold.compile_tree(tmp_path)
+    for name in ("graphrag", "indexer"):
+        source = tmp_path / name / "__init__.py"
+        assert Path(importlib.util.cache_from_source(str(source))).is_file()
