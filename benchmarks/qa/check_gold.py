@@ -26,6 +26,7 @@ KNOWN_SETS = {
     "dnd-srd.jsonl": REPO.parent / "shared" / "vaults" / "dnd-srd-wiki",
     "obsidian-hub.jsonl": REPO.parent / "shared" / "vaults" / "obsidian-hub",
     "obsidian-help-2.jsonl": REPO.parent / "shared" / "vaults" / "obsidian-help",
+    "dendron-2.jsonl": REPO.parent / "shared" / "vaults" / "dendron-site",
 }
 
 
