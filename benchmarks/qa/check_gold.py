@@ -27,6 +27,7 @@ KNOWN_SETS = {
     "obsidian-hub.jsonl": REPO.parent / "shared" / "vaults" / "obsidian-hub",
     "obsidian-help-2.jsonl": REPO.parent / "shared" / "vaults" / "obsidian-help",
     "dendron-2.jsonl": REPO.parent / "shared" / "vaults" / "dendron-site",
+    "dnd-srd-2.jsonl": REPO.parent / "shared" / "vaults" / "dnd-srd-wiki",
 }
 
 
