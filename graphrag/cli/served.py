@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from graphrag.serve import server_file
+if TYPE_CHECKING:
+    from graphrag.serve.server_file import ServerInfo
 
 CONNECT_SECONDS = 2.0
 # The first answer after a server starts can wait for its model; an update for the vault.
@@ -35,7 +36,7 @@ class Unavailable(Exception):
 class Served:
     """A live server for one index folder."""
 
-    def __init__(self, info: server_file.ServerInfo) -> None:
+    def __init__(self, info: ServerInfo) -> None:
         self.info = info
         self.host = "127.0.0.1" if info.host in WILDCARD else info.host
 
@@ -86,6 +87,9 @@ def connect(
     """The server answering for ``index_dir`` as this process would, or None. Without
     ``update`` (``--no-update``) a changed vault is not indexed first: the server is asked
     only if it serves the generation on disk, the index as it is."""
+    # Here, not at the top: with --no-server nothing about servers is read or imported.
+    from graphrag.serve import server_file
+
     info = server_file.usable(index_dir, settings)
     if info is None:
         return None

@@ -53,6 +53,9 @@ def test_focus_loads_no_vectors_model_llm_or_server(index_dir: Path) -> None:
     assert "graphrag.focus.mode" in modules  # it did run focus mode
     # tiktoken's encoder takes longer to build than a command's counting (indexer/bpe.py)
     assert not modules & (NEVER | BUILDING | {"faiss", "onnxruntime", "tiktoken"})
+    # The freshness check needs the chunker's version, not the chunker; --no-server
+    # reads no server file.
+    assert not modules & {"indexer.chunk", "graphrag.serve.server_file"}
     # Its focus note embeds a ^block of Glossary: the blocks of that note were kept the
     # first time (indexer/block_cache.py), so the parser is not imported again.
     assert "markdown_it" not in loaded("focus", "Shepherd's Hut", *where)
@@ -65,6 +68,8 @@ def test_lexical_search_loads_no_model(index_dir: Path) -> None:
     assert "graphrag.snapshot.lexical" in modules
     # importlib.metadata (~25 ms) only to read two versions: lexical._version reads them
     assert not modules & (NEVER | BUILDING | {"onnxruntime", "importlib.metadata"})
+    # Snippets show a chunk's section text: no embed inlining, block cache or chunker.
+    assert not modules & {"graphrag.details.text", "indexer.block_cache", "indexer.chunk"}
 
 
 def test_query_loads_no_llm_server_or_builder(index_dir: Path) -> None:
@@ -74,6 +79,31 @@ def test_query_loads_no_llm_server_or_builder(index_dir: Path) -> None:
     assert "graphrag.query.mode" in modules
     assert not modules & (NEVER | BUILDING)
     assert "tomllib" not in modules  # no settings file given: nothing to parse
+    assert not modules & {"indexer.chunk", "graphrag.serve.server_file"}
+
+
+def test_a_server_is_looked_for_without_no_server(index_dir: Path) -> None:
+    # The other side of --no-server importing no server module: by default the command
+    # does read the index folder's server file (there is none here: answered in-process).
+    where = ("--vault", str(ROOT / "sample_vault"), "--index-dir", str(index_dir))
+    assert "graphrag.serve.server_file" in loaded("focus", "Shepherd's Hut", *where)
+
+
+def test_details_names_are_imported_from_their_modules_on_first_use() -> None:
+    code = (
+        "import sys, graphrag.details as d\n"
+        "from graphrag.details.passages import section_text\n"
+        "assert 'graphrag.details.text' not in sys.modules, 'passages imported NoteText'\n"
+        "import importlib\n"
+        "for name in d.__all__:\n"
+        "    home = importlib.import_module('graphrag.details.' + d._HOME.get(name, 'excerpt'))\n"
+        "    assert getattr(d, name) is getattr(home, name), name\n"
+        "from graphrag.details import cost, passages\n"  # submodules still import
+        "assert passages.section_text is section_text\n"
+        "try:\n    d.nothing\nexcept AttributeError:\n    pass\nelse:\n    raise SystemExit(1)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=ENV, capture_output=True)
+    assert out.returncode == 0, out.stderr.decode()[-2000:]
 
 
 def test_the_onnx_backend_imports_no_exporter_or_thread_pool() -> None:
