@@ -26,9 +26,7 @@ if TYPE_CHECKING:
     from .parse import Heading
     from .tokens import Tokenizer
 
-# Bumped when the same note would be cut into different chunks: an index built by an
-# older chunker is re-parsed (``build.config_hash``); unchanged chunks keep their vectors.
-CHUNKER_VERSION = 2
+# A change to how a note is cut into chunks bumps CHUNKER_VERSION (in version.py).
 SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+")
 WORD_GAP_RE = re.compile(r"\s+")
 # Encodings whose split pattern (tiktoken's ``pat_str``, the one ``bpe.CL100K_PATTERN``

@@ -17,12 +17,12 @@ import sqlite3
 from dataclasses import asdict
 from pathlib import Path
 
-from .chunk import CHUNKER_VERSION
 from .config import IndexConfig
 from .errors import VaultRAGError
 from .scan import scan_vault
 from .store import open_generation
 from .vector_kind import vectors_differ
+from .version import CHUNKER_VERSION
 
 
 def config_hash(config: IndexConfig) -> str:
