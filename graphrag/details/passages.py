@@ -21,11 +21,11 @@ import numpy as np
 
 from graphrag.budget import ELLIPSIS
 from graphrag.details.excerpt import excerpt
-from graphrag.details.text import NoteText
 from indexer.load import ChunkRow, IndexSnapshot
 from indexer.shown import shown_text
 
 if TYPE_CHECKING:  # focus mode imports this module and must not load FAISS through it
+    from graphrag.details.text import NoteText
     from graphrag.snapshot.corpus import Corpus
 
 GAP = f"\n\n{ELLIPSIS}\n\n"
@@ -118,7 +118,11 @@ def query_passage(
     note_text: NoteText | None = None,
 ) -> Passage:
     """``query_details`` saying which chunks it shows (``Passage``)."""
-    note_text = note_text or NoteText(index)
+    if note_text is None:
+        # Here: a search's snippets use only ``section_text``, not the embed inlining.
+        from graphrag.details.text import NoteText
+
+        note_text = NoteText(index)
     embed_room = min(note_text.settings.embed_max_chars, limit // 2)
     i = corpus.index_of.get(uri)
     if not _surely_longer(note_text, corpus, i, uri, embed_room, limit):

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from graphrag.config.query import QuerySettings
-from graphrag.details import section_text
+from graphrag.details.passages import section_text
 from graphrag.results.notes import UriAndTitle
 from graphrag.results.search import GraphSearchResult, SearchHit, SearchResult
 from graphrag.snapshot.corpus import Corpus
