@@ -49,7 +49,7 @@ from .store import (
 from .tokens import get_tokenizer
 from .vector_kind import embedding_info, vectors_differ
 from .vectors import VectorIndex
-from .version import __version__
+from .version import RESOLVE_VERSION, __version__
 
 
 def build_index(
@@ -205,8 +205,11 @@ def _build_locked(
             r[0]
             for r in prev_db.execute("SELECT path FROM files WHERE kind='attachment' ORDER BY path")
         ]
+    # Links stored under other resolution rules are resolved again even in an unchanged vault.
+    same_rules = previous is not None and previous.get("resolve") == RESOLVE_VERSION
     nothing_changed = (
         previous is not None
+        and same_rules
         and not reparse_all
         and not parsed
         and not removed
@@ -227,6 +230,7 @@ def _build_locked(
         or prev_db is None
         or previous is None
         or previous.get("tool_version") != __version__
+        or not same_rules
     )
     old_namespace = None if relink_all or prev_db is None else Namespace.read(prev_db)
 
@@ -338,6 +342,7 @@ def _build_locked(
             "whole_tokens": WHOLE_TOKENS_VERSION,
             "config_hash": cfg_hash,
             "tool_version": __version__,
+            "resolve": RESOLVE_VERSION,
             "vault": str(vault),
             "updated": time.time(),
             "counts": {

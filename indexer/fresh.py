@@ -22,7 +22,7 @@ from .errors import VaultRAGError
 from .scan import scan_vault
 from .store import open_generation
 from .vector_kind import vectors_differ
-from .version import CHUNKER_VERSION
+from .version import CHUNKER_VERSION, RESOLVE_VERSION
 
 
 def config_hash(config: IndexConfig) -> str:
@@ -52,6 +52,8 @@ def index_is_current(
             changed = vectors_differ(manifest, model) is not None
         if changed or manifest.get("config_hash") != config_hash(config):
             return False
+        if manifest.get("resolve") != RESOLVE_VERSION:
+            return False  # links resolved by older rules: build_index resolves them again
         # The same tables build_index compares against: notes by size and mtime, attachments by path.
         notes = {
             p: (size, mtime)

@@ -76,17 +76,19 @@ def resolve_note_links(
     source_dir = posixpath.dirname(note.uri)
     links = []
     for link in note.links:
-        target = resolver.resolve(link.target, note.uri, link.markdown, source_dir)
+        read = resolver.resolve_link(
+            link.target, link.subpath, link.display, note.uri, link.markdown, source_dir
+        )
         links.append(
             ResolvedLink(
                 source=note.uri,
-                target=target.uri,
-                target_kind=target.kind,
+                target=read.target.uri,
+                target_kind=read.target.kind,
                 kind=link.kind,
                 predicate=link.property,
-                subpath=link.subpath,
-                display=link.display,
-                written=link.target,
+                subpath=read.subpath,
+                display=read.display,
+                written=read.written,
                 line=link.line,
                 hierarchy=link.property is not None and link.property.casefold() in hier_keys,
             )

@@ -9,7 +9,10 @@ their folder notes) and attachments. So an update re-resolves:
 * when the namespace changed, the stored links whose written target could now
   mean something else: those whose last path segment names an added or removed
   note, attachment or folder (or a folder whose folder note changed), or whose
-  whole text is an alias that was added or removed;
+  whole text is an alias that was added or removed. A wikilink has two readings,
+  Obsidian's ``[[target|display]]`` and Dendron's ``[[label|target]]``
+  (``resolve``, rule 8), and the stored row keeps both texts (``written`` holds the
+  reading kept, ``display`` the other's, up to its ``#anchor``), so both are tested;
 * every link of the notes that share a missing-note (ghost) name with those,
   because a ghost takes the spelling of the first note (in uri order) that links
   to it, and that first note may be the one that changed.
@@ -33,7 +36,7 @@ from .graphbuild import ResolvedLink, property_parents, resolve_note_links, targ
 from .hierarchy import all_folders, build_hierarchy, folder_representatives
 from .notes_io import LIGHT_COLUMNS, note_from_row
 from .parse import ParsedNote
-from .resolve import Resolver
+from .resolve import Resolver, strip_dendron_vault
 
 # A link whose written target ends in one of these could resolve anywhere.
 _ANY_NAME = frozenset(["", ".", ".."])
@@ -114,6 +117,17 @@ def may_change(written: str, names: set[str], aliases: set[str]) -> bool:
     if last in _ANY_NAME:
         return True
     return last in names or (last.endswith(".md") and last[:-3] in names)
+
+
+def link_may_change(written: str, display: str, names: set[str], aliases: set[str]) -> bool:
+    """``may_change`` for a stored link, in either reading: its ``written`` target, or
+    the other reading's, which its ``display`` holds (up to ``#``), each also without
+    a ``dendron://<vault>/`` prefix. Over-eager for Markdown links' text; never short."""
+    other = display.partition("#")[0]
+    return any(
+        may_change(text, names, aliases)
+        for text in {written, strip_dendron_vault(written), other, strip_dendron_vault(other)}
+    )
 
 
 def refresh(
@@ -202,17 +216,20 @@ def _affected(
         # Hub notes repeat the same targets: test each distinct text once, then let
         # SQLite find the notes that wrote one of those.
         hits = [
-            (w,)
-            for (w,) in db.execute("SELECT DISTINCT written FROM links")
-            if may_change(w, names, aliases)
+            (w, d)
+            for w, d in db.execute("SELECT DISTINCT written, display FROM links")
+            if link_may_change(w, d, names, aliases)
         ]
-        db.execute("CREATE TEMP TABLE IF NOT EXISTS relink (written TEXT PRIMARY KEY)")
+        db.execute(
+            "CREATE TEMP TABLE IF NOT EXISTS relink "
+            "(written TEXT, display TEXT, PRIMARY KEY (written, display))"
+        )
         db.execute("DELETE FROM relink")
-        db.executemany("INSERT INTO relink VALUES (?)", hits)
+        db.executemany("INSERT INTO relink VALUES (?,?)", hits)
         affected.update(
             source
             for (source,) in db.execute(
-                "SELECT DISTINCT source FROM links WHERE written IN (SELECT written FROM relink)"
+                "SELECT DISTINCT source FROM links JOIN relink USING (written, display)"
             )
             if source not in removed
         )

@@ -1,4 +1,4 @@
-"""Link resolution, as Obsidian does it.
+"""Link resolution, as Obsidian does it, with Dendron's wikilinks as a fallback.
 
 Given a link as written and the note it is in, find what it points to:
 
@@ -22,14 +22,27 @@ Given a link as written and the note it is in, find what it points to:
    its folder note, or the folder's virtual note.
 7. Non-Markdown targets (``map.png``, ``doc.pdf``) are attachments: the file if
    the vault has it (same path and name rules), else a missing attachment.
-8. Anything else is unresolved and becomes a ghost node named as written
+8. Dendron's reading, for a ``[[...]]`` link (wikilink, embed, property) that
+   Obsidian's reading leaves unresolved (a ghost, or an attachment the vault does
+   not have): Dendron writes ``[[label|target]]``, the label first, and names a note
+   of another vault ``dendron://<vault>/target``. The part after the pipe, without
+   that prefix and with its ``#anchor`` as the subpath, is resolved by rules 2-7; if
+   it is a note, the link points there and the part before the pipe is its display
+   text. A ``[[dendron://<vault>/target]]`` without a pipe is resolved without its
+   prefix the same way. A link Obsidian's reading resolves is never read Dendron's
+   way, so no Obsidian vault's resolved links change.
+9. Anything else is unresolved and becomes a ghost node named as written
    (without ``.md``, unless that would leave no name).
 """
 
 from __future__ import annotations
 
 import posixpath
+import re
 from dataclasses import dataclass
+
+# The vault part of a Dendron cross-vault link: dendron://<vault name>/note.
+DENDRON_VAULT_RE = re.compile(r"^dendron://[^/]*/", re.IGNORECASE)
 
 ATTACHMENT_EXTENSIONS = frozenset(
     [
@@ -82,6 +95,40 @@ class Target:
     kind: str  # note | folder | attachment | ghost | self
 
 
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """A link as resolved: its target, and the target text, subpath and display text of
+    the reading that found it (Obsidian's, or Dendron's with the label as display)."""
+
+    target: Target
+    written: str
+    subpath: str
+    display: str
+
+
+def strip_dendron_vault(written: str) -> str:
+    """``written`` without a leading ``dendron://<vault>/``."""
+    return DENDRON_VAULT_RE.sub("", written.strip(), count=1)
+
+
+def dendron_reading(target: str, subpath: str, display: str) -> tuple[str, str, str] | None:
+    """(target as written, subpath, display) of Dendron's reading of a wikilink that
+    Obsidian read as ``target``/``subpath``/``display``; None when it has no other.
+
+    Obsidian splits ``[[a#x|b#y]]`` at the pipe into target ``a``, subpath ``#x`` and
+    display ``b#y``; Dendron reads target ``b``, subpath ``#y``, label ``a#x``.
+    """
+    if display:
+        written, hash_, sub = display.partition("#")
+        written = written.strip()
+        if not strip_dendron_vault(written):
+            return None  # [[label|#anchor]]: no note named, and Obsidian's reading stands
+        return written, ("#" + sub.strip()) if hash_ else "", target + subpath
+    if DENDRON_VAULT_RE.match(target.strip()):
+        return target, subpath, display
+    return None
+
+
 def _path_key(uri: str) -> tuple[int, int, str]:
     return (uri.count("/"), len(uri), uri)
 
@@ -114,6 +161,7 @@ class Resolver:
         # folder path -> the uri standing for it (its folder note, or itself if virtual)
         self.folders = {f.casefold(): rep for f, rep in (folders or {}).items()}
         self._notes = set(note_uris)
+        self._attachments = set(self.att_path.values())
         self.aliases: dict[str, str] = {}
         if resolve_aliases and aliases:
             for uri in sorted(aliases, key=_path_key):
@@ -131,6 +179,49 @@ class Resolver:
     def resolve(
         self, target: str, source_uri: str, markdown: bool = False, source_dir: str | None = None
     ) -> Target:
+        """What ``target`` points to by Obsidian's rules (1-7, 9)."""
+        return self._spelled(self._lookup(target, source_uri, markdown, source_dir))
+
+    def resolve_link(
+        self,
+        target: str,
+        subpath: str,
+        display: str,
+        source_uri: str,
+        markdown: bool = False,
+        source_dir: str | None = None,
+    ) -> Reading:
+        """A parsed link (``parse.Link``'s fields, read Obsidian's way) resolved by every
+        rule, Dendron's reading (8) included."""
+        if source_dir is None:
+            source_dir = posixpath.dirname(source_uri)
+        found = self._lookup(target, source_uri, markdown, source_dir)
+        if not markdown and self._nothing(found):
+            other = dendron_reading(target, subpath, display)
+            if other is not None:
+                written, sub, label = other
+                hit = self._lookup(strip_dendron_vault(written), source_uri, False, source_dir)
+                if hit.kind == "note":
+                    return Reading(hit, written, sub, label)
+        # A ghost takes its spelling only from the reading kept, so one a Dendron link
+        # passed over cannot name the ghost of a later link.
+        return Reading(self._spelled(found), target, subpath, display)
+
+    def _nothing(self, found: Target) -> bool:
+        """Whether Obsidian's reading points nowhere: a missing note or attachment."""
+        if found.kind == "attachment":
+            return found.uri not in self._attachments
+        return found.kind == "ghost"
+
+    def _spelled(self, found: Target) -> Target:
+        if found.kind != "ghost":
+            return found
+        return Target(self.ghosts.setdefault(found.uri.casefold(), found.uri), "ghost")
+
+    def _lookup(
+        self, target: str, source_uri: str, markdown: bool, source_dir: str | None
+    ) -> Target:
+        """``resolve`` with a ghost named as written, its spelling not yet chosen."""
         written = target.strip().replace("\\", "/")
         if not written:
             return Target(source_uri, "self")
@@ -185,7 +276,7 @@ class Resolver:
         ghost = name_target or written
         if ghost.casefold().endswith(".md") and ghost[:-3].strip():
             ghost = ghost[:-3]  # "[[.md]]" keeps its name: a ghost is never nameless
-        return Target(self.ghosts.setdefault(ghost.casefold(), ghost), "ghost")
+        return Target(ghost, "ghost")
 
     def _note(self, path: str) -> str | None:
         key = path.casefold()
