@@ -37,7 +37,18 @@ COMMANDS = {
 # Commands that only read the index: their process ends at once when they are done
 # (``main``), without tearing down the interpreter.
 QUICK_EXIT = frozenset({"focus", "query", "search", "ask"})
+# Commands whose arithmetic is one question's (a vector against the index's), run as
+# the process (``main``): numpy's BLAS gets one thread. OpenBLAS starts a thread per
+# core when numpy is imported, ~80 ms of CPU and ~30 ms of a cold command here
+# (benchmarks/RESULTS.md, "Cold commands, session 9"), which a product of one vector
+# never repays (the same reason ONNX Runtime runs a question on one thread). ``ask``
+# only with --prompt-only: a model an ``llm`` plugin runs in this process keeps its
+# threads. A setting of the user's own is kept; the answers are the same bits.
+ONE_BLAS_THREAD = frozenset({"focus", "query", "search"})
+BLAS_THREADS = "OPENBLAS_NUM_THREADS"
 _ran: list[str | None] = [None]  # the command this process ran (set by the group)
+_process: list[bool] = [False]  # whether this process is the command line (``main``)
+COMMAND_ARGS = "graphrag.command_args"  # ctx.meta key: the command's own arguments
 
 
 class Group(click.Group):
@@ -48,6 +59,13 @@ class Group(click.Group):
         if args or kwargs:  # from code (tests, a caller's own argv): plain click
             return super().__call__(*args, **kwargs)
         main()
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name, command, rest = super().resolve_command(ctx, args)
+        ctx.meta[COMMAND_ARGS] = rest  # the group's callback sees none of them otherwise
+        return name, command, rest
 
 
 class LazyCommands(dict[str, Any]):
@@ -90,6 +108,14 @@ def cli(ctx: click.Context, verbose: bool) -> None:
     # bm25s sets its own logger to DEBUG on import, which would print to every run.
     logging.getLogger("bm25s").setLevel(logging.INFO if verbose else logging.WARNING)
     _ran[0] = ctx.invoked_subcommand
+    if _process[0] and one_question(ctx.invoked_subcommand, ctx.meta.get(COMMAND_ARGS, [])):
+        # Before the command runs: no command module imports numpy when it is loaded.
+        os.environ.setdefault(BLAS_THREADS, "1")
+
+
+def one_question(command: str | None, args: list[str]) -> bool:
+    """Whether ``command`` with ``args`` does only one question's arithmetic."""
+    return command in ONE_BLAS_THREAD or (command == "ask" and "--prompt-only" in args)
 
 
 cli.commands = LazyCommands(COMMANDS)
@@ -105,6 +131,7 @@ def main() -> NoReturn:
     it cost a cold ``query`` ~12% of its CPU (benchmarks/RESULTS.md, issue 16). With
     another thread still running, or an exit message to print, Python exits as usual.
     """
+    _process[0] = True
     try:
         cli.main(prog_name="vault-graphrag")
     except SystemExit as exc:
