@@ -43,7 +43,14 @@ ARENAS = 1
 # ``malloc_trim`` never gives back (it trims only the main heap's top). Blocks over
 # ``MMAP_BYTES`` are mapped on their own and unmapped when freed.
 TRIM_BYTES = 1 << 20
-MMAP_BYTES = 1 << 20
+# 128 KB (glibc's own starting value), not 1 MB: an update's medium blocks (ONNX Runtime's
+# tensors for a chunk, numpy temporaries, 128 KB-1 MB) pushed the one heap's top up by
+# 6-21 MB at some updates (obsidian-help, 25 updates in process), and small blocks that
+# outlive the update (the new snapshot's, caches') were left there, each holding a page
+# of its own once the rest was freed: resident memory stepped up with no more in use
+# (benchmarks/RESULTS.md, "Server memory over an hour, session 9"). Mapped on their own,
+# those blocks leave the heap's top where it was (0-4 MB at the same updates).
+MMAP_BYTES = 128 << 10
 TRIM_SECONDS = 30.0
 MADV_DONTNEED = 4
 MADV_PAGEOUT = 21  # Linux 5.4+; older kernels refuse it (EINVAL) and nothing happens
