@@ -18,7 +18,8 @@ bounded: each embed shows at most ``embed_max_chars`` characters (cut by
 ``excerpt``, marked); embeds inside embedded text are followed
 ``embed_max_depth`` levels deep; an embed of a text that is already being shown (a cycle, or the
 same embed twice in one note) is one header line, ``(shown above)``. Embeds of
-attachments, of notes that do not exist and inside code stay as written.
+attachments, of notes that do not exist and inside code stay as written. Dendron's
+``![[label|note]]``, which the index resolves to ``note``, shows ``note``.
 
 The inlined text is part of the note's details, so it is counted in the token
 budget like the rest. See docs/architecture.md ("Text shown to a model").
@@ -109,9 +110,14 @@ class Embeds:
         frames: list[list[str]] = []
         spans: list[tuple[int, int]] = []
         for m in EMBED_RE.finditer(masked):
-            target, _, _display = m.group(1).partition("|")
+            target, _, display = m.group(1).partition("|")
             name, _, sub = target.partition("#")
             uri = targets.get(name.strip().casefold())
+            if uri is None and display:
+                # Dendron's ![[label|note#anchor]]: the index resolved the part after the
+                # pipe (indexer/resolve.py, rule 8) and stored it as the written target.
+                name, _, sub = display.partition("#")
+                uri = targets.get(name.strip().casefold())
             if uri is None:  # an attachment, a ghost: Obsidian shows no text either
                 continue
             target = EmbedTarget(uri, ("#" + sub.strip()) if sub else "")

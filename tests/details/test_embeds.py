@@ -171,3 +171,25 @@ def test_query_and_focus_show_embedded_text_and_count_it(vault: Path, tmp_path: 
     assert "Long" in related  # the related note itself is cut, not its embeds
     default = DetailsSettings()
     assert default.inline_embeds and default.embed_max_depth == 2
+
+
+def test_dendron_label_first_embeds_show_the_note_after_the_pipe(tmp_path: Path):
+    """Dendron writes ``![[label|note#anchor]]``; the index resolves ``note`` (rule 8 of
+    indexer/resolve.py), and the embed shows it. Obsidian's reading still comes first."""
+    root = tmp_path / "vault"
+    write(root, "dendron.guide.md", GUIDE)
+    write(root, "Guide.md", "The Obsidian-named guide.\n")
+    write(
+        root,
+        "host.md",
+        "Whole:\n![[Setup notes|dendron.guide]]\n\n"
+        "Section:\n![[setup|dendron://site/dendron.guide#Setup]]\n\n"
+        "Obsidian first:\n![[Guide|dendron.guide]]\n\n"
+        "Nowhere:\n![[Nothing|no.such.note]]\n",
+    )
+    full = _text(_rag(root, tmp_path)).full("host")
+    assert "Whole:\n> [!embed] [[dendron.guide]]\n> Guide intro paragraph." in full
+    section = full.split("Section:\n")[1].split("\n\nObsidian first")[0]
+    assert section.startswith("> [!embed] [[dendron.guide#Setup]]\n> ## Setup")
+    assert "Obsidian first:\n> [!embed] [[Guide]]\n> The Obsidian-named guide." in full
+    assert "Nowhere:\n![[Nothing|no.such.note]]" in full
