@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 import graphrag.api
 from graphrag.cli import cli, served
+from graphrag.serve import server_file
 from tests.support.fakes import HashEmbedder
 from tests.support.files import write
 from tests.support.query_vault import DIM
@@ -239,8 +240,8 @@ def test_no_update_does_not_ask_a_server_to_index_first(vault, tmp_path, monkeyp
         asked.append(path)
         raise served.Unavailable("no server in this test: the command answers itself")
 
-    info = served.server_file.ServerInfo(1, "127.0.0.1", 1, None, str(index_dir), "")
-    monkeypatch.setattr(served.server_file, "usable", lambda *_: info)
+    info = server_file.ServerInfo(1, "127.0.0.1", 1, None, str(index_dir), "")
+    monkeypatch.setattr(server_file, "usable", lambda *_: info)
     monkeypatch.setattr(served.Served, "request", request)
     code, out, _ = run(*ask, "--no-update")
     assert code == 0 and "slate" not in out
