@@ -123,11 +123,14 @@ def link_may_change(written: str, display: str, names: set[str], aliases: set[st
     """``may_change`` for a stored link, in either reading: its ``written`` target, or
     the other reading's, which its ``display`` holds (up to ``#``), each also without
     a ``dendron://<vault>/`` prefix. Over-eager for Markdown links' text; never short."""
-    other = display.partition("#")[0]
-    return any(
-        may_change(text, names, aliases)
-        for text in {written, strip_dendron_vault(written), other, strip_dendron_vault(other)}
-    )
+    for text in (written, display.partition("#")[0]) if display else (written,):
+        if may_change(text, names, aliases):
+            return True
+        # The prefix changes only what the whole text is compared with: an alias.
+        dendron = aliases and text[:10].casefold() == "dendron://"
+        if dendron and may_change(strip_dendron_vault(text), names, aliases):
+            return True
+    return False
 
 
 def refresh(
