@@ -37,6 +37,9 @@ def test_before_runs_each_graphrag_command_from_the_other_tree(tmp_path, monkeyp
     assert ("q", tmp_path) in ran and ("q", bench_cold.ROOT) in ran
     assert ("floor.py", bench_cold.ROOT) in ran and ("floor.py", tmp_path) not in ran
     assert len(ran) == 6
+    ran.clear()
+    times = bench_cold.run(cmds, rounds=2, before=tmp_path, warmup=1)
+    assert len(ran) == 9 and all(len(t) == 2 for t in times.values())  # warm-up untimed
 
 
 def test_trees_are_compiled_as_installed_even_without_bytecode_writing(
