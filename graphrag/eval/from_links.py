@@ -162,7 +162,7 @@ def _questions_of(
         if span is None:
             continue
         passage = "\n".join(lines[span[0] : span[1]])
-        text = question_text(passage, _names_target(targets, target))
+        text = question_text(passage, _names_target(targets, target), targets.__contains__)
         text = _window(text, max_words)
         if HIDDEN not in text or len(WORD_RE.findall(text.replace(HIDDEN, " "))) < min_words:
             continue
@@ -207,10 +207,18 @@ def _names_target(targets: dict[str, str], target: str) -> Callable[[str], bool]
     return lambda written: targets.get(written) == target
 
 
-def question_text(passage: str, hidden: Callable[[str], bool]) -> str:
+def question_text(
+    passage: str,
+    hidden: Callable[[str], bool],
+    resolved: Callable[[str], bool] | None = None,
+) -> str:
     """The passage as a reader would type it: links to the hidden target replaced by
     ``…`` (display text too), other links by their text, embeds and markup dropped.
-    ``hidden(written)``: whether a link written so (casefolded) is the hidden one."""
+    ``hidden(written)``: whether a link written so (casefolded) is the hidden one;
+    ``resolved(written)``: whether a link written so is one of the note's links to a
+    note. A ``[[label|target]]`` whose label is not such a link but whose ``target`` is
+    was resolved Dendron's way (indexer/resolve.py, rule 8): it is hidden when
+    ``target`` is, and reads as its label."""
 
     def wiki(m: re.Match[str]) -> str:
         if m.group(1):
@@ -219,6 +227,9 @@ def question_text(passage: str, hidden: Callable[[str], bool]) -> str:
         name = target.partition("#")[0].strip()
         if hidden(name.casefold()):
             return HIDDEN
+        other = display.partition("#")[0].strip().casefold()
+        if resolved and other and not resolved(name.casefold()) and resolved(other):
+            return HIDDEN if hidden(other) else target.strip()
         return display.strip() or name.rsplit("/", 1)[-1] or target.strip("#")
 
     def md(m: re.Match[str]) -> str:

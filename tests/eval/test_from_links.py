@@ -137,6 +137,23 @@ def test_question_text_reads_like_typed_text() -> None:
     assert text == f"Use bold and other words with or {HIDDEN} and {HIDDEN} too"
 
 
+def test_dendron_label_first_links_are_hidden_and_read_as_their_label() -> None:
+    """Dendron writes ``[[label|target]]``; the index resolved ``target`` (its written
+    target), so that link is the hidden one, and another such link reads as its label."""
+    passage = (
+        "See [[Vault types|dendron://site/dendron.topic.vaults#local]] and "
+        "[[the lookup|dendron.topic.lookup]], or [[Home|Glossary]] and [[Ghost|dendron.x]]."
+    )
+    written = {"dendron://site/dendron.topic.vaults", "dendron.topic.lookup", "home"}
+    text = question_text(
+        passage, lambda w: w == "dendron://site/dendron.topic.vaults", written.__contains__
+    )
+    # Obsidian's reading of a resolved label stays; a ghost reads as its display text.
+    assert text == f"See {HIDDEN} and the lookup, or Glossary and dendron.x."
+    lookup = question_text(passage, lambda w: w == "dendron.topic.lookup", written.__contains__)
+    assert lookup == f"See Vault types and {HIDDEN}, or Glossary and dendron.x."
+
+
 def test_from_links_on_sample_vault(sample_vault: Path, tmp_path: Path):
     rag = VaultRAG.open(sample_vault, index_dir=tmp_path / "idx", embedder=HashEmbedder())
     every = link_questions(rag.snapshot.index, rag.graph)
