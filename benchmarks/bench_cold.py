@@ -196,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
         floor = None
         args.runs = 1
         args.warmup = 0
+        args.no_compile = True  # nothing is timed for real: leave the checkout as it is
     else:
         if args.vaults is None or args.index_dir is None:
             ap.error("give --vaults and --index-dir (or --smoke)")
