@@ -14,7 +14,9 @@ B back within the budget with the link itself out of the way (docs/architecture.
   included (``[[Manage vaults|vault switcher]]`` names its target as surely as
   its title does, and a question naming B would test title matching, not
   retrieval). Other links in the passage read as their display text (or the
-  target's name), embeds and Markdown markup are dropped.
+  target's name), embeds and Markdown markup are dropped. A Dendron link
+  ``[[label|target]]`` the index resolved to ``target`` (indexer/resolve.py, rule 8)
+  is hidden as its target, and otherwise reads as its label.
 
 A note's own text still holds ``[[B]]`` (its chunks and BM25 terms), but nothing
 reads a note's text to find the notes it names: the question no longer holds B's
