@@ -90,10 +90,13 @@ class LiveIndex:
         replaced = self.rag.loaded_snapshot  # what queries used so far
         self._progress("starting", 0, 0)
         try:
-            stats = self.rag.index(full=full, progress=self._progress)
-            self._follow_manifest()
-            self._progress("loading", 0, 0)  # the new snapshot's arrays and BM25 index
-            self.warm(replaced=replaced)
+            # Its embedding's tensors and temporaries mapped on their own, not left in the
+            # heap around what the new snapshot keeps (memory.UPDATE_MMAP_BYTES).
+            with memory.mapped_medium_blocks():
+                stats = self.rag.index(full=full, progress=self._progress)
+                self._follow_manifest()
+                self._progress("loading", 0, 0)  # the new snapshot's arrays and BM25 index
+                self.warm(replaced=replaced)
         except VaultRAGError as exc:
             self._record(started, reason, error=str(exc))
             raise

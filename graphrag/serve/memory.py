@@ -24,6 +24,8 @@ import ctypes.util
 import gc
 import logging
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 log = logging.getLogger(__name__)
 
@@ -43,14 +45,16 @@ ARENAS = 1
 # ``malloc_trim`` never gives back (it trims only the main heap's top). Blocks over
 # ``MMAP_BYTES`` are mapped on their own and unmapped when freed.
 TRIM_BYTES = 1 << 20
-# 128 KB (glibc's own starting value), not 1 MB: an update's medium blocks (ONNX Runtime's
-# tensors for a chunk, numpy temporaries, 128 KB-1 MB) pushed the one heap's top up by
-# 6-21 MB at some updates (obsidian-help, 25 updates in process), and small blocks that
-# outlive the update (the new snapshot's, caches') were left there, each holding a page
-# of its own once the rest was freed: resident memory stepped up with no more in use
-# (benchmarks/RESULTS.md, "Server memory over an hour, session 9"). Mapped on their own,
-# those blocks leave the heap's top where it was (0-4 MB at the same updates).
-MMAP_BYTES = 128 << 10
+MMAP_BYTES = 1 << 20
+# While an update runs (``mapped_medium_blocks``), 128 KB (glibc's own starting value):
+# ONNX Runtime's tensors for an update's chunks and its numpy temporaries (128 KB-1 MB)
+# pushed the one heap's top up by 6-21 MB at some updates (14 MB for one long chunk), and
+# small blocks that outlive the update (the new snapshot's, caches') were left up there,
+# each holding a page of its own once the rest was freed: resident memory stepped up
+# with no more in use (benchmarks/RESULTS.md, "Server memory over an hour, session 9").
+# Not all the time: on obsidian-hub a question's arrays are of that size too, and mapping
+# each one afresh cost ~25% more CPU a question.
+UPDATE_MMAP_BYTES = 128 << 10
 TRIM_SECONDS = 30.0
 MADV_DONTNEED = 4
 MADV_PAGEOUT = 21  # Linux 5.4+; older kernels refuse it (EINVAL) and nothing happens
@@ -75,6 +79,7 @@ def limit_arenas(arenas: int | None = None) -> bool:
     """At most ``arenas`` (``ARENAS``) malloc arenas, and fixed trim and mmap thresholds
     (see ``TRIM_BYTES``); call before the server starts its threads: a thread that has
     allocated before keeps an arena of its own, beyond the limit."""
+    global _limited
     libc = _libc()
     if libc is None:
         return False
@@ -83,7 +88,28 @@ def limit_arenas(arenas: int | None = None) -> bool:
         libc.mallopt(M_TRIM_THRESHOLD, TRIM_BYTES),
         libc.mallopt(M_MMAP_THRESHOLD, MMAP_BYTES),
     ]
-    return all(done)
+    _limited = all(done)
+    return _limited
+
+
+_limited = False  # ``limit_arenas`` set the server's thresholds
+
+
+@contextmanager
+def mapped_medium_blocks(threshold: int = UPDATE_MMAP_BYTES) -> Iterator[bool]:
+    """While in the block, malloc maps blocks over ``threshold`` on their own (the
+    process-wide setting: other threads' blocks too), then ``MMAP_BYTES`` again; for an
+    update (see ``UPDATE_MMAP_BYTES``). Yields whether it did: only where
+    ``limit_arenas`` set the server's thresholds, so a process that left glibc's own
+    alone keeps them."""
+    libc = _libc() if _limited else None
+    changed = bool(libc is not None and libc.mallopt(M_MMAP_THRESHOLD, threshold))
+    try:
+        yield changed
+    finally:
+        if changed:
+            assert libc is not None
+            libc.mallopt(M_MMAP_THRESHOLD, MMAP_BYTES)
 
 
 def freeze_heap(threshold: int = GC_THRESHOLD) -> None:

@@ -8,6 +8,8 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -113,9 +115,10 @@ def test_a_threads_burst_is_given_back_with_the_servers_malloc_settings() -> Non
 
 # A burst of 300 KB blocks (an update's tensors and temporaries), each followed by a small
 # block that outlives it (the new snapshot's objects), then the burst freed and trimmed:
-# the MB still resident. ``argv[1]``: the mmap threshold, or "server" for the server's.
+# the MB still resident. ``argv[1]``: "update" (in ``mapped_medium_blocks``, as an update
+# runs) or "request" (the server's thresholds, as outside one).
 BURST_AROUND_KEPT = """
-import ctypes, ctypes.util, sys
+import contextlib, ctypes, ctypes.util, sys
 from graphrag.serve import memory
 libc = ctypes.CDLL(ctypes.util.find_library("c"))
 libc.malloc.restype = ctypes.c_void_p
@@ -124,18 +127,17 @@ libc.free.argtypes = [ctypes.c_void_p]
 def rss():
     with open("/proc/self/status") as fh:
         return next(int(line.split()[1]) / 1024 for line in fh if line.startswith("VmRSS:"))
-if sys.argv[1] != "server":
-    memory.MMAP_BYTES = int(sys.argv[1])
 assert memory.limit_arenas()
 start = rss()
 burst, kept = [], []
-for _ in range(400):
-    block = libc.malloc(300_000)
-    ctypes.memset(block, 1, 300_000)
-    burst.append(block)
-    small = libc.malloc(2_000)
-    ctypes.memset(small, 1, 2_000)
-    kept.append(small)
+with memory.mapped_medium_blocks() if sys.argv[1] == "update" else contextlib.nullcontext():
+    for _ in range(400):
+        block = libc.malloc(300_000)
+        ctypes.memset(block, 1, 300_000)
+        burst.append(block)
+        small = libc.malloc(2_000)
+        ctypes.memset(small, 1, 2_000)
+        kept.append(small)
 for block in burst:
     libc.free(block)
 memory.trim()
@@ -143,24 +145,96 @@ print(rss() - start)
 """
 
 
-@glibc
-def test_a_burst_of_medium_blocks_leaves_what_outlives_it_packed() -> None:
-    def kept_mb(threshold: str) -> float:
-        run = subprocess.run(
-            [sys.executable, "-c", BURST_AROUND_KEPT, threshold],
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=ROOT,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-        )
-        return float(run.stdout)
+def _run(script: str, *args: str) -> str:
+    run = subprocess.run(
+        [sys.executable, "-c", script, *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    return run.stdout
 
+
+def _run_mb(script: str, *args: str) -> float:
+    return float(_run(script, *args))
+
+
+@glibc
+def test_an_updates_burst_of_medium_blocks_leaves_what_outlives_it_packed() -> None:
     kept = 400 * 2_000 / 2**20  # 0.76 MB really in use
-    # In the heap, each small block is left alone on a page of its own (1.7 MB here).
-    if kept_mb(str(1 << 20)) < kept + 0.6:
+    # From the heap, each small block is left alone on a page of its own (1.7 MB here).
+    if _run_mb(BURST_AROUND_KEPT, "request") < kept + 0.6:
         pytest.skip("this malloc packs the kept blocks by itself")
-    assert kept_mb("server") < kept + 0.4
+    assert _run_mb(BURST_AROUND_KEPT, "update") < kept + 0.4
+
+
+# MB of 300 KB blocks mapped on their own: in ``mapped_medium_blocks``, after it, and in it
+# without ``limit_arenas`` (glibc's own thresholds left alone).
+MAPPED_AFTER = """
+import ctypes, ctypes.util, sys
+from graphrag.serve import memory
+libc = ctypes.CDLL(ctypes.util.find_library("c"))
+libc.malloc.restype = ctypes.c_void_p
+libc.malloc.argtypes = [ctypes.c_size_t]
+class Info(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_size_t) for n in "arena ordblks smblks hblks hblkhd usmblks fsmblks uordblks fordblks keepcost".split()]
+libc.mallinfo2.restype = Info
+def mapped(n=20):
+    before = libc.mallinfo2().hblkhd
+    blocks = [libc.malloc(300_000) for _ in range(n)]
+    return (libc.mallinfo2().hblkhd - before) / 2**20
+limited = sys.argv[1] == "limited"
+if limited:
+    assert memory.limit_arenas()
+with memory.mapped_medium_blocks() as changed:
+    inside = mapped()
+print(changed, inside, mapped())
+"""
+
+
+@glibc
+def test_medium_blocks_are_mapped_only_in_an_update() -> None:
+    changed, inside, after = _run(MAPPED_AFTER, "limited").split()
+    assert changed == "True"
+    assert float(inside) > 5  # 20 x 300 KB, each mapped
+    assert float(after) == 0  # the server's 1 MB again: from the heap
+    assert _run(MAPPED_AFTER, "glibc").split()[0] == "False"  # glibc's own left alone
+
+
+def test_an_update_indexes_and_loads_with_medium_blocks_mapped(
+    sample_vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from graphrag import VaultRAG
+    from graphrag.config import load_settings
+    from graphrag.serve.live import LiveIndex
+    from tests.support.fakes import HashEmbedder
+    from tests.support.files import write
+
+    rag = VaultRAG.open(sample_vault, settings=load_settings(env={}), embedder=HashEmbedder())
+    live = LiveIndex(rag)
+    inside: list[bool] = []
+    seen: list[str] = []
+
+    @contextmanager
+    def recording(threshold: int = memory.UPDATE_MMAP_BYTES) -> Iterator[bool]:
+        inside.append(True)
+        try:
+            yield True
+        finally:
+            inside.pop()
+
+    index, reload = rag.index, rag.reload
+    monkeypatch.setattr(memory, "mapped_medium_blocks", recording)
+    monkeypatch.setattr(
+        rag, "index", lambda **kw: seen.append(f"index {bool(inside)}") or index(**kw)
+    )
+    monkeypatch.setattr(rag, "reload", lambda: seen.append(f"reload {bool(inside)}") or reload())
+    write(sample_vault, "Home.md", "# Home\n\nrewritten\n")
+    assert live.update().changed == 1
+    assert seen == ["index True", "reload True"]
+    assert not inside
 
 
 def mapping_rss_kb(path: Path) -> int:
