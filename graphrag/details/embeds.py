@@ -19,7 +19,8 @@ bounded: each embed shows at most ``embed_max_chars`` characters (cut by
 ``embed_max_depth`` levels deep; an embed of a text that is already being shown (a cycle, or the
 same embed twice in one note) is one header line, ``(shown above)``. Embeds of
 attachments, of notes that do not exist and inside code stay as written. Dendron's
-``![[label|note]]``, which the index resolves to ``note``, shows ``note``.
+``![[label|note]]``, which the index resolves to ``note``, shows ``note``, and its
+ranges ``![[note#header-1,1:#*]]`` show what Dendron shows (``dendron_range``).
 
 The inlined text is part of the note's details, so it is counted in the token
 budget like the rest. See docs/architecture.md ("Text shown to a model").
@@ -41,6 +42,9 @@ CODE_SPAN_RE = re.compile(r"(`+).+?\1")
 LINE_PREFIX_RE = re.compile(r"^(\s*(?:>\s?)*(?:(?:[-*+]|\d+[.)])\s+)?)")
 BLANK_RUN_RE = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 HEADING_RE = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+# Dendron's note reference past its start anchor: ``#start,offset:#end`` (``,1`` skips the
+# heading line; the end is a heading, ``*`` (the next heading), ``^end`` or ``^block``).
+DENDRON_RANGE_RE = re.compile(r"^#(?P<start>[^,:#]+)(?:,(?P<skip>\d+))?(?::#(?P<end>[^#]+))?$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +171,8 @@ class Embeds:
         else:
             text = heading_section(body, [p for p in sub.split("#") if p.strip()])
         if text is None:
+            text = dendron_range(body, sub)
+        if text is None:
             return None
         return BLANK_RUN_RE.sub("\n\n", text).strip("\n")
 
@@ -199,6 +205,52 @@ def heading_section(body: str, path: list[str]) -> str | None:
         end = next((m for m, lv, _ in heads[i + 1 :] if lv <= level), len(lines))
         return "\n".join(lines[n:end])
     return None
+
+
+def dendron_range(body: str, subpath: str) -> str | None:
+    """What Dendron's reference ``![[note#start,skip:#end]]`` shows: from the heading
+    ``start`` (a slug such as ``header-1`` matches ``Header 1``; ``^begin`` is the top)
+    to ``end`` (a heading, excluded; ``*``: the next heading; ``^end``: the note's end;
+    ``^id``: that block's line, included), else to the next heading of the same or a
+    higher level; ``skip`` lines dropped from the start. None when it is not one or the
+    start is missing: Obsidian's reading of the subpath has been tried first."""
+    m = DENDRON_RANGE_RE.match(subpath)
+    if m is None:
+        return None
+    lines = body.split("\n")
+    code = _code_lines(body)
+    heads = [
+        (n, len(h.group(1)), _norm(h.group(2)))
+        for n, line in enumerate(lines)
+        if n not in code and (h := HEADING_RE.match(line))
+    ]
+    start_name = m.group("start").strip()
+    if start_name == "^begin":
+        start, level = 0, 0
+    else:
+        hit = next(((n, lv) for n, lv, text in heads if text == _norm(start_name)), None)
+        if hit is None:
+            return None
+        start, level = hit
+    after = [(n, lv, text) for n, lv, text in heads if n > start]
+    end_name = (m.group("end") or "").strip()
+    end: int | None
+    mark = None
+    if end_name == "^end":
+        end = len(lines)
+    elif end_name == "*" or (not end_name and level == 0):
+        end = next((n for n, _, _ in after), len(lines))
+    elif end_name.startswith("^"):
+        mark = re.compile(r"(?:^|\s)\^" + re.escape(end_name[1:]) + r"[ \t]*$", re.M)
+        end = next((n + 1 for n in range(start, len(lines)) if mark.search(lines[n])), None)
+    elif end_name:
+        end = next((n for n, _, text in after if text == _norm(end_name)), None)
+    else:
+        end = next((n for n, lv, _ in after if lv <= level), len(lines))
+    if end is None:
+        return None
+    text = "\n".join(lines[start + int(m.group("skip") or 0) : end])
+    return mark.sub("", text) if mark else text
 
 
 def _under(before: list[tuple[int, int, str]], level: int, parents: list[str]) -> bool:

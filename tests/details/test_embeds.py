@@ -10,6 +10,7 @@ from graphrag.api import VaultRAG
 from graphrag.config import load_settings
 from graphrag.config.details import DetailsSettings
 from graphrag.details import CUT, NoteText
+from graphrag.details.embeds import dendron_range
 from tests.support.fakes import HashEmbedder
 from tests.support.files import write
 
@@ -193,3 +194,57 @@ def test_dendron_label_first_embeds_show_the_note_after_the_pipe(tmp_path: Path)
     assert section.startswith("> [!embed] [[dendron.guide#Setup]]\n> ## Setup")
     assert "Obsidian first:\n> [!embed] [[Guide]]\n> The Obsidian-named guide." in full
     assert "Nowhere:\n![[Nothing|no.such.note]]" in full
+
+
+SAMPLE = """Intro line before any heading.
+
+## Header 1
+
+Header 1 content.
+
+### Header 1.1
+
+Header 1.1 content ^1f1egthix10t
+
+## Header 2
+
+Header 2 content.
+"""
+
+
+@pytest.mark.parametrize(
+    ("subpath", "first", "last"),
+    [
+        ("#header-1,1:#*", "Header 1 content.", "Header 1 content."),  # no heading line
+        ("#header-1:#*", "## Header 1", "Header 1 content."),
+        ("#header-1,1", "Header 1 content.", "Header 1.1 content ^1f1egthix10t"),
+        ("#header-1:#header-2", "## Header 1", "Header 1.1 content ^1f1egthix10t"),
+        ("#header-1:#^1f1egthix10t", "## Header 1", "Header 1.1 content"),  # mark dropped
+        ("#header-2:#^end", "## Header 2", "Header 2 content."),
+        ("#^begin", "Intro line before any heading.", "Intro line before any heading."),
+    ],
+)
+def test_dendron_reference_ranges(subpath: str, first: str, last: str) -> None:
+    text = dendron_range(SAMPLE, subpath)
+    assert text is not None
+    lines = [line for line in text.split("\n") if line.strip()]
+    assert (lines[0], lines[-1]) == (first, last)
+
+
+@pytest.mark.parametrize("subpath", ["#nowhere,1:#*", "#header-1:#nowhere", "#a#b", "#^id"])
+def test_not_a_dendron_range_or_nothing_there(subpath: str) -> None:
+    assert dendron_range(SAMPLE, subpath) is None
+
+
+def test_dendron_references_are_inlined(tmp_path: Path):
+    root = tmp_path / "vault"
+    write(root, "sample.md", SAMPLE)
+    write(
+        root,
+        "host.md",
+        "Summary:\n![[sample#header-1,1:#*]]\n\nIts heading: ![[sample#Header 2]]\n",
+    )
+    full = _text(_rag(root, tmp_path)).full("host")
+    assert "Summary:\n> [!embed] [[sample#header-1,1:#*]]\n> Header 1 content.\n" in full + "\n"
+    assert "Header 1.1" not in full.split("Its heading")[0]
+    assert "> [!embed] [[sample#Header 2]]\n> ## Header 2" in full  # Obsidian's reading first
