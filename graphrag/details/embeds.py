@@ -185,6 +185,16 @@ def _norm(heading: str) -> str:
     return " ".join(re.sub(r"[^\w\s]", " ", heading.casefold()).split())
 
 
+def _headings(body: str, lines: list[str]) -> list[tuple[int, int, str]]:
+    """(line number, level, normalised text) of each heading outside code blocks."""
+    code = _code_lines(body)
+    return [
+        (n, len(m.group(1)), _norm(m.group(2)))
+        for n, line in enumerate(lines)
+        if n not in code and (m := HEADING_RE.match(line))
+    ]
+
+
 def heading_section(body: str, path: list[str]) -> str | None:
     """The section under the last heading of ``path`` (earlier ones, if any, must be
     above it at lower levels), from its heading line to the next heading of the same
@@ -192,12 +202,7 @@ def heading_section(body: str, path: list[str]) -> str | None:
     if not path:
         return body
     lines = body.split("\n")
-    code = _code_lines(body)
-    heads = [
-        (n, len(m.group(1)), _norm(m.group(2)))
-        for n, line in enumerate(lines)
-        if n not in code and (m := HEADING_RE.match(line))
-    ]
+    heads = _headings(body, lines)
     want = [_norm(p) for p in path]
     for i, (n, level, text) in enumerate(heads):
         if text != want[-1] or not _under(heads[:i], level, want[:-1]):
@@ -218,12 +223,7 @@ def dendron_range(body: str, subpath: str) -> str | None:
     if m is None:
         return None
     lines = body.split("\n")
-    code = _code_lines(body)
-    heads = [
-        (n, len(h.group(1)), _norm(h.group(2)))
-        for n, line in enumerate(lines)
-        if n not in code and (h := HEADING_RE.match(line))
-    ]
+    heads = _headings(body, lines)
     start_name = m.group("start").strip()
     if start_name == "^begin":
         start, level = 0, 0

@@ -62,11 +62,8 @@ def test_limiting_arenas_is_accepted() -> None:
     assert memory.limit_arenas()
 
 
-# A thread frees one large mapped block (as ONNX Runtime and numpy do), then a burst of
-# 200 KB blocks from its own arena; the MB still resident after ``trim`` is printed.
-THREAD_BURST = """
-import ctypes, ctypes.util, sys, threading
-from graphrag.serve import memory
+# The scripts below call malloc directly and read their own resident MB.
+LIBC = """
 libc = ctypes.CDLL(ctypes.util.find_library("c"))
 libc.malloc.restype = ctypes.c_void_p
 libc.malloc.argtypes = [ctypes.c_size_t]
@@ -74,7 +71,15 @@ libc.free.argtypes = [ctypes.c_void_p]
 def rss():
     with open("/proc/self/status") as fh:
         return next(int(line.split()[1]) / 1024 for line in fh if line.startswith("VmRSS:"))
-if sys.argv[1] == "server":
+"""
+
+
+# A thread frees one large mapped block (as ONNX Runtime and numpy do), then a burst of
+# 200 KB blocks from its own arena; the MB still resident after ``trim`` is printed.
+THREAD_BURST = f"""
+import ctypes, ctypes.util, sys, threading
+from graphrag.serve import memory
+{LIBC}if sys.argv[1] == "server":
     assert memory.limit_arenas()
 # else glibc's own settings: the thread has an arena of its own, with dynamic thresholds
 def burst():
@@ -117,17 +122,10 @@ def test_a_threads_burst_is_given_back_with_the_servers_malloc_settings() -> Non
 # block that outlives it (the new snapshot's objects), then the burst freed and trimmed:
 # the MB still resident. ``argv[1]``: "update" (in ``mapped_medium_blocks``, as an update
 # runs) or "request" (the server's thresholds, as outside one).
-BURST_AROUND_KEPT = """
+BURST_AROUND_KEPT = f"""
 import contextlib, ctypes, ctypes.util, sys
 from graphrag.serve import memory
-libc = ctypes.CDLL(ctypes.util.find_library("c"))
-libc.malloc.restype = ctypes.c_void_p
-libc.malloc.argtypes = [ctypes.c_size_t]
-libc.free.argtypes = [ctypes.c_void_p]
-def rss():
-    with open("/proc/self/status") as fh:
-        return next(int(line.split()[1]) / 1024 for line in fh if line.startswith("VmRSS:"))
-assert memory.limit_arenas()
+{LIBC}assert memory.limit_arenas()
 start = rss()
 burst, kept = [], []
 with memory.mapped_medium_blocks() if sys.argv[1] == "update" else contextlib.nullcontext():
