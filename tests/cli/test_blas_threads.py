@@ -8,6 +8,7 @@ import importlib
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -45,13 +46,8 @@ def at_numpy(*args: str, env: dict[str, str] = ENV) -> str:
 
 
 @pytest.fixture(scope="module")
-def index_dir(tmp_path_factory: pytest.TempPathFactory) -> str:
-    index = tmp_path_factory.mktemp("blas") / "index"
-    subprocess.run(
-        [sys.executable, "-m", "graphrag", "index", str(ROOT / "sample_vault"), "--index-dir", str(index), "-q"],
-        cwd=ROOT, env=ENV, check=True, capture_output=True,
-    )  # fmt: skip
-    return str(index)
+def index_dir(sample_index: Path) -> str:
+    return str(sample_index)
 
 
 @pytest.mark.parametrize(

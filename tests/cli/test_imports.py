@@ -38,13 +38,8 @@ def loaded(*args: str) -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    where = tmp_path_factory.mktemp("imports") / "index"
-    subprocess.run(
-        [sys.executable, "-m", "graphrag", "index", str(ROOT / "sample_vault"), "--index-dir", str(where), "-q"],
-        cwd=ROOT, env=ENV, check=True, capture_output=True,
-    )  # fmt: skip
-    return where
+def index_dir(sample_index: Path) -> Path:
+    return sample_index
 
 
 def test_focus_loads_no_vectors_model_llm_or_server(index_dir: Path) -> None:

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -40,14 +41,8 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture(scope="module")
-def where(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, ...]:
-    index = tmp_path_factory.mktemp("quick") / "index"
-    vault = str(ROOT / "sample_vault")
-    subprocess.run(
-        [sys.executable, "-m", "graphrag", "index", vault, "--index-dir", str(index), "-q"],
-        cwd=ROOT, env=ENV, check=True, capture_output=True,
-    )  # fmt: skip
-    return ("--vault", vault, "--index-dir", str(index), "--no-server")
+def where(sample_index: Path) -> tuple[str, ...]:
+    return ("--vault", str(ROOT / "sample_vault"), "--index-dir", str(sample_index), "--no-server")
 
 
 def test_a_query_flushes_its_output_runs_atexit_and_skips_teardown(where) -> None:
