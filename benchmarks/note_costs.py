@@ -33,7 +33,8 @@ if str(ROOT) not in sys.path:
 from benchmarks.common import opened_qa, qa_parser  # noqa: E402
 from graphrag.api import VaultRAG  # noqa: E402
 from graphrag.eval.baselines import NoteBuilder, pack, rank_by_vector  # noqa: E402
-from graphrag.eval.run import QueryVectors, load_questions  # noqa: E402
+from graphrag.eval.questions import load_questions  # noqa: E402
+from graphrag.eval.systems import QueryVectors  # noqa: E402
 from graphrag.results.query import LIST_KEYS  # noqa: E402
 
 KINDS = ("entry", "related", "hit", "vector")

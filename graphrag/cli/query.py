@@ -284,6 +284,7 @@ def evaluate(
     """
     from graphrag.eval import report as eval_report
     from graphrag.eval import run as ev
+    from graphrag.eval.systems import SYSTEMS
 
     if (questions is None) == (from_links is None):
         raise click.UsageError("give a QUESTIONS file (with --vault) or --from-links VAULT")
@@ -294,13 +295,11 @@ def evaluate(
         from graphrag.eval.from_links import run_from_links
 
         rag = open_vault(from_links, index_dir, config, update=not no_update)
-        report = run_from_links(rag, chosen, systems or ev.SYSTEMS, seed, limit=limit)
+        report = run_from_links(rag, chosen, systems or SYSTEMS, seed, limit=limit)
     else:
         assert questions is not None and vault is not None
         rag = open_vault(vault, index_dir, config, update=not no_update)
-        report = ev.run_eval(
-            rag, questions, budgets=chosen, systems=systems or ev.SYSTEMS, seed=seed
-        )
+        report = ev.run_eval(rag, questions, budgets=chosen, systems=systems or SYSTEMS, seed=seed)
     if as_json:
         click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
         return

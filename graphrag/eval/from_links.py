@@ -40,17 +40,11 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from graphrag.errors import InvalidRequestError
-from graphrag.eval.context import query_context
-from graphrag.eval.run import (
-    DEFAULT_BUDGETS,
-    SYSTEMS,
-    EvalReport,
-    HybridSystem,
-    Question,
-    Retrieved,
-    System,
-    run_eval,
-)
+from graphrag.eval.context import Retrieved, query_context
+from graphrag.eval.outcomes import EvalReport
+from graphrag.eval.questions import Question
+from graphrag.eval.run import DEFAULT_BUDGETS, run_eval
+from graphrag.eval.systems import SYSTEMS, HybridSystem, System
 from graphrag.snapshot.graph import VaultGraph
 from indexer.blocks import blocks
 

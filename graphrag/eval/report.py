@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from graphrag.eval.run import ALL, EvalReport
+from graphrag.eval.outcomes import ALL, EvalReport
 
 
 def _pct(x: float) -> str:

@@ -21,18 +21,11 @@ from graphrag.eval.baselines import (
     rank_by_bm25,
     rank_by_vector,
 )
-from graphrag.eval.context import text_tokens
+from graphrag.eval.context import Retrieved, text_tokens
+from graphrag.eval.questions import Question, load_questions
 from graphrag.eval.report import render_markdown, render_misses, render_text
-from graphrag.eval.run import (
-    BM25System,
-    GraphRAGSystem,
-    QueryVectors,
-    Question,
-    Retrieved,
-    VectorSystem,
-    load_questions,
-    run_eval,
-)
+from graphrag.eval.run import run_eval
+from graphrag.eval.systems import BM25System, GraphRAGSystem, QueryVectors, VectorSystem
 from graphrag.query.render import doc_json, renderer
 from tests.support.fakes import HashEmbedder
 from tests.support.files import ROOT, write

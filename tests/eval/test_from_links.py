@@ -17,7 +17,8 @@ from graphrag.eval.from_links import (
     question_text,
     run_from_links,
 )
-from graphrag.eval.run import GraphRAGSystem, HybridSystem, run_eval
+from graphrag.eval.run import run_eval
+from graphrag.eval.systems import GraphRAGSystem, HybridSystem
 from graphrag.query.score import link_context
 from tests.support.fakes import HashEmbedder
 from tests.support.files import write
