@@ -33,18 +33,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from graphrag.config.details import DetailsSettings
+from graphrag.details.anchors import Heading, code_lines, dendron_ref, headings, same_heading
 from graphrag.details.excerpt import excerpt
 from indexer.block_cache import cached_blocks
-from indexer.blocks import fenced_lines
 
 EMBED_RE = re.compile(r"!\[\[([^\[\]\n]+?)\]\]")
 CODE_SPAN_RE = re.compile(r"(`+).+?\1")
 LINE_PREFIX_RE = re.compile(r"^(\s*(?:>\s?)*(?:(?:[-*+]|\d+[.)])\s+)?)")
 BLANK_RUN_RE = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
-HEADING_RE = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
-# Dendron's note reference past its start anchor: ``#start,offset:#end`` (``,1`` skips the
-# heading line; the end is a heading, ``*`` (the next heading), ``^end`` or ``^block``).
-DENDRON_RANGE_RE = re.compile(r"^#(?P<start>[^,:#]+)(?:,(?P<skip>\d+))?(?::#(?P<end>[^#]+))?$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +89,7 @@ class Embeds:
         if not targets:
             return text
         lines = text.split("\n")
-        code = _code_lines(text)
+        code = code_lines(text)
         out: list[str] = []
         for n, line in enumerate(lines):
             if n in code or "![[" not in line:
@@ -177,24 +173,6 @@ class Embeds:
         return BLANK_RUN_RE.sub("\n\n", text).strip("\n")
 
 
-def _code_lines(text: str) -> set[int]:
-    return set(fenced_lines(text)) if "```" in text or "~~~" in text else set()
-
-
-def _norm(heading: str) -> str:
-    return " ".join(re.sub(r"[^\w\s]", " ", heading.casefold()).split())
-
-
-def _headings(body: str, lines: list[str]) -> list[tuple[int, int, str]]:
-    """(line number, level, normalised text) of each heading outside code blocks."""
-    code = _code_lines(body)
-    return [
-        (n, len(m.group(1)), _norm(m.group(2)))
-        for n, line in enumerate(lines)
-        if n not in code and (m := HEADING_RE.match(line))
-    ]
-
-
 def heading_section(body: str, path: list[str]) -> str | None:
     """The section under the last heading of ``path`` (earlier ones, if any, must be
     above it at lower levels), from its heading line to the next heading of the same
@@ -202,13 +180,12 @@ def heading_section(body: str, path: list[str]) -> str | None:
     if not path:
         return body
     lines = body.split("\n")
-    heads = _headings(body, lines)
-    want = [_norm(p) for p in path]
-    for i, (n, level, text) in enumerate(heads):
-        if text != want[-1] or not _under(heads[:i], level, want[:-1]):
+    heads = headings(body, lines)
+    for i, h in enumerate(heads):
+        if not same_heading(path[-1], h.text) or not _under(heads[:i], h.level, path[:-1]):
             continue
-        end = next((m for m, lv, _ in heads[i + 1 :] if lv <= level), len(lines))
-        return "\n".join(lines[n:end])
+        end = next((g.line for g in heads[i + 1 :] if g.level <= h.level), len(lines))
+        return "\n".join(lines[h.line : end])
     return None
 
 
@@ -219,48 +196,51 @@ def dendron_range(body: str, subpath: str) -> str | None:
     ``^id``: that block's line, included), else to the next heading of the same or a
     higher level; ``skip`` lines dropped from the start. None when it is not one or the
     start is missing: Obsidian's reading of the subpath has been tried first."""
-    m = DENDRON_RANGE_RE.match(subpath)
-    if m is None:
+    ref = dendron_ref(subpath)
+    if ref is None:
         return None
     lines = body.split("\n")
-    heads = _headings(body, lines)
-    start_name = m.group("start").strip()
-    if start_name == "^begin":
+    heads = headings(body, lines)
+    if ref.start == "^begin":
         start, level = 0, 0
     else:
-        hit = next(((n, lv) for n, lv, text in heads if text == _norm(start_name)), None)
+        hit = next((h for h in heads if same_heading(ref.start, h.text)), None)
         if hit is None:
             return None
-        start, level = hit
-    after = [(n, lv, text) for n, lv, text in heads if n > start]
-    end_name = (m.group("end") or "").strip()
+        start, level = hit.line, hit.level
+    after = [h for h in heads if h.line > start]
     end: int | None
     mark = None
-    if end_name == "^end":
+    if ref.end == "^end":
         end = len(lines)
-    elif end_name == "*" or (not end_name and level == 0):
-        end = next((n for n, _, _ in after), len(lines))
-    elif end_name.startswith("^"):
-        mark = re.compile(r"(?:^|\s)\^" + re.escape(end_name[1:]) + r"[ \t]*$", re.M)
+    elif ref.end == "*" or (not ref.end and level == 0):
+        end = next((h.line for h in after), len(lines))
+    elif ref.end.startswith("^"):
+        mark = _mark(ref.end[1:])
         end = next((n + 1 for n in range(start, len(lines)) if mark.search(lines[n])), None)
-    elif end_name:
-        end = next((n for n, _, text in after if text == _norm(end_name)), None)
+    elif ref.end:
+        end = next((h.line for h in after if same_heading(ref.end, h.text)), None)
     else:
-        end = next((n for n, lv, _ in after if lv <= level), len(lines))
+        end = next((h.line for h in after if h.level <= level), len(lines))
     if end is None:
         return None
-    text = "\n".join(lines[start + int(m.group("skip") or 0) : end])
+    text = "\n".join(lines[start + ref.skip : end])
     return mark.sub("", text) if mark else text
 
 
-def _under(before: list[tuple[int, int, str]], level: int, parents: list[str]) -> bool:
+def _mark(block_id: str) -> re.Pattern[str]:
+    """A block's ``^id`` at the end of its line (or on a line of its own)."""
+    return re.compile(r"(?:^|\s)\^" + re.escape(block_id) + r"[ \t]*$", re.M)
+
+
+def _under(before: list[Heading], level: int, parents: list[str]) -> bool:
     """Do ``parents`` (outermost first) enclose a heading at ``level`` after ``before``?"""
     for name in reversed(parents):
-        for _n, lv, text in reversed(before):
-            if lv < level:
-                if text != name:
+        for h in reversed(before):
+            if h.level < level:
+                if not same_heading(name, h.text):
                     return False
-                level = lv
+                level = h.level
                 break
         else:
             return False
@@ -269,7 +249,7 @@ def _under(before: list[tuple[int, int, str]], level: int, parents: list[str]) -
 
 def block_text(body: str, block_id: str) -> str | None:
     """The block marked ``^block_id``, without the mark."""
-    mark = re.compile(r"(?:^|\s)\^" + re.escape(block_id) + r"[ \t]*$", re.M)
+    mark = _mark(block_id)
     lines = body.split("\n")
     at = next((n for n, line in enumerate(lines) if mark.search(line)), None)
     if at is None:

@@ -64,6 +64,7 @@ import numpy as np
 from graphrag.budget import MIN_NOTE_TOKENS, TokenCounter
 from graphrag.config.focus import FocusSettings
 from graphrag.config.query import QuerySettings
+from graphrag.details.anchors import section_chunks
 from graphrag.focus.mode import related_note
 from graphrag.focus.relations import CHILD, OBJECT, PARENT, classify
 from graphrag.focus.traverse import Candidate
@@ -417,7 +418,8 @@ class Packer:
 
     def linked_section(self, item: Ranked) -> list[int]:
         """Positions of the chunks of the section (or block) the link that led to the
-        note names, ``[[Note#Heading]]`` / ``[[Note#^block]]``: shown first."""
+        note names, ``[[Note#Heading]]`` / ``[[Note#^block]]`` / Dendron's
+        ``[[note#heading-slug]]`` and ``![[note#start,1:#end]]``: shown first."""
         c = item.found.cand
         if not c.hops or c.hops[-1] != OBJECT:
             return []
@@ -427,14 +429,8 @@ class Packer:
         chunks = self.details.index.chunks_of(c.uri)
         out: list[int] = []
         for sub in subpaths:
-            name = sub.split("#")[-1].strip().casefold()
-            for j, chunk in enumerate(chunks):
-                if name.startswith("^"):
-                    hit = name in chunk.text.casefold()
-                else:  # the chunk's own heading, or one inside it (short sections merge)
-                    last = (chunk.heading_path or "").split(" > ")[-1].strip().casefold()
-                    hit = last == name or name in _headings(chunk.text)
-                if hit and j not in out:
+            for j in section_chunks(chunks, sub):
+                if j not in out:
                     out.append(j)
         return out
 
@@ -486,15 +482,6 @@ def fill_hits(corpus: Corpus, fused: Sequence[int], hits: Sequence[str]) -> list
     so a larger budget never holds less than ``hybrid_search`` would."""
     taken = set(hits)
     return [corpus.uris[i] for i in fused if corpus.uris[i] not in taken]
-
-
-def _headings(text: str) -> set[str]:
-    """The headings written in ``text``, casefolded."""
-    return {
-        line.lstrip().lstrip("#").strip().casefold()
-        for line in text.splitlines()
-        if line.lstrip().startswith("#")
-    }
 
 
 def _uri(item: Ranked | str) -> str:
