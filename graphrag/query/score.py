@@ -63,7 +63,10 @@ def link_context(
 
     The bridge of a multi-hop question: "who runs the cellar?" matches the cellar
     note's passage "run by [[Mira Halvorsen]]", not Mira's own note. A link in front
-    matter (``keeper: [[Tobias]]``) belongs to the whole note: its best passage.
+    matter (``keeper: [[Tobias]]``) belongs to the whole note: its best passage. A
+    passage that links to more than ``LIST_LINKS`` notes is a list and lends its
+    likeness to none of them (a hub entry's index passage made every note it lists a
+    bridge, ahead of the note the best entry links to).
 
     A body link is found in the chunk whose text holds it as written (``[[target``,
     ``](target``, else the target text anywhere): a link's line counts from the top
@@ -90,6 +93,11 @@ def link_context(
     return out
 
 
+# The most notes a passage may link to and still name the one that answers: on the
+# seven hand-written sets with bridges (query code of 30b3703), 19 of 161 bridges from
+# passages linking one or two notes were gold notes, 9 of 177 from three to five, 0 of
+# 86 from six or more (benchmarks/RESULTS.md, "Session 10: Dendron anchors").
+LIST_LINKS = 5
 LINK_TABLE_CHARS = 4_000_000  # link tables kept per generation (a 3,000-link hub is ~0.2M)
 
 
@@ -104,13 +112,28 @@ class LinkTable:
     body links (``LinkStarts``) and whether one is a property link."""
 
     def __init__(
-        self, chunks: int, targets: list[str], held: list[list[int]], property_: list[bool]
+        self,
+        chunks: int,
+        targets: list[str],
+        held: list[list[int]],
+        property_: list[bool],
+        notes: list[bool] | None = None,
     ) -> None:
+        """``notes``: which targets are notes (or ghosts of notes), not attachments or
+        the note itself (all of them when not given)."""
         self.chunks = chunks  # the note's chunks when read: checked against the corpus
         self.targets = targets
         self.property = property_
+        # A passage that links to more than LIST_LINKS notes is a list (a hub's index, a
+        # "see also" line): it does not say which of them answers, so its likeness to
+        # the question is none of theirs.
+        links = np.zeros(chunks, dtype=np.int64)
+        for k, h in enumerate(held):
+            if notes is None or notes[k]:
+                links[h] += 1
+        held = [[j for j in h if links[j] <= LIST_LINKS] for h in held]
         sizes = np.array([len(h) for h in held], dtype=np.int64)
-        self.some = np.flatnonzero(sizes)  # targets with a chunk holding them
+        self.some = np.flatnonzero(sizes)  # targets with a passage of few links holding them
         self.rows = np.fromiter((j for h in held for j in h), dtype=np.int64)
         self.starts = (np.cumsum(sizes) - sizes)[self.some]
 
@@ -121,23 +144,27 @@ class LinkTable:
             for (t,) in corpus.rows("SELECT text FROM chunks WHERE uri = ? ORDER BY seq", (uri,))
         ]
         links = corpus.rows(
-            "SELECT target, kind, written FROM links WHERE source = ? AND hierarchy = 0", (uri,)
+            "SELECT target, kind, written, target_kind FROM links"
+            " WHERE source = ? AND hierarchy = 0",
+            (uri,),
         )
-        starts = LinkStarts(texts, max((len(_folded(w)) for _t, _k, w in links), default=0))
+        starts = LinkStarts(texts, max((len(_folded(w)) for _t, _k, w, _n in links), default=0))
         at: dict[str, int] = {}
         held: list[set[int]] = []
         property_: list[bool] = []
-        for target, kind, written in links:
+        notes: list[bool] = []
+        for target, kind, written, target_kind in links:
             k = at.get(target)
             if k is None:
                 k = at[target] = len(held)
                 held.append(set())
                 property_.append(False)
+                notes.append(target_kind in ("note", "ghost", "folder"))
             if kind == "property":
                 property_[k] = True
             else:
                 held[k].update(starts.holding(written))
-        return LinkTable(len(texts), list(at), [sorted(h) for h in held], property_)
+        return LinkTable(len(texts), list(at), [sorted(h) for h in held], property_, notes)
 
     def size(self) -> int:
         return sum(len(t) for t in self.targets) + 8 * len(self.rows) + 50 * len(self.targets)

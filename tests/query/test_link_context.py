@@ -7,7 +7,8 @@ import random
 import numpy as np
 import pytest
 
-from graphrag.query.score import LinkStarts
+from graphrag.query.score import LIST_LINKS, LinkStarts, link_context
+from tests.support.query_vault import make_rag
 
 
 def reference(texts: list[str], written: str | None) -> list[int]:
@@ -80,21 +81,30 @@ def test_hub_with_thousands_of_links_sharing_a_prefix() -> None:
 
 def reference_context(corpus, uri: str, scores, linked) -> dict[str, float]:
     """link_context for one note, the rule spelled out link by link: the best score of
-    a chunk holding the link, the note's best for a property link, else -1."""
+    a chunk holding the link and links to at most LIST_LINKS notes, the note's best for
+    a property link, else -1."""
     texts = [
         t.casefold()
         for (t,) in corpus.rows("SELECT text FROM chunks WHERE uri = ? ORDER BY seq", (uri,))
     ]
+    links = corpus.rows(
+        "SELECT target, kind, written, target_kind FROM links WHERE source = ? AND hierarchy = 0",
+        (uri,),
+    )
+    listed: list[set[str]] = [set() for _ in texts]  # the notes each chunk links to
+    for target, kind, written, target_kind in links:
+        if kind != "property" and target_kind in ("note", "ghost", "folder"):
+            for j in reference(texts, written):
+                listed[j].add(target)
     found: dict[str, float] = {}
-    for target, kind, written in corpus.rows(
-        "SELECT target, kind, written FROM links WHERE source = ? AND hierarchy = 0", (uri,)
-    ):
+    for target, kind, written, _ in links:
         if linked is not None and target not in linked:
             continue
         if kind == "property":
             sim = float(scores.max())
         else:
-            sim = max((float(scores[j]) for j in reference(texts, written)), default=-1.0)
+            few = [j for j in reference(texts, written) if len(listed[j]) <= LIST_LINKS]
+            sim = max((float(scores[j]) for j in few), default=-1.0)
         found[target] = max(found.get(target, -1.0), sim)
     return found
 
@@ -103,7 +113,6 @@ def test_link_context_from_kept_tables_equals_the_rule_for_every_note(sample_vau
     # Every note of the sample vault, random chunk scores, three questions in a row (the
     # second and third read the tables the first built), with and without a hidden link.
     from graphrag.api import VaultRAG
-    from graphrag.query.score import link_context
     from tests.support.fakes import HashEmbedder
 
     rag = VaultRAG.open(sample_vault, index_dir=tmp_path / "idx", embedder=HashEmbedder(64))
@@ -121,3 +130,31 @@ def test_link_context_from_kept_tables_equals_the_rule_for_every_note(sample_vau
             linked = {link.target for link in view.outlinks(uri)}
             assert got[uri] == reference_context(corpus, uri, scores[lo:hi], linked), uri
     assert sum(len(links) for links in got.values()) > 20  # the vault has links to check
+
+
+def test_a_passage_listing_many_notes_lends_its_likeness_to_none(tmp_path) -> None:
+    # A hub's index passage names every note it lists, none as the answer: a note it
+    # lists is not a bridge and takes no likeness from it. Pictures are not notes.
+    listed = " ".join(f"[[Room {i}]]" for i in range(LIST_LINKS + 1))
+    few = " ".join(f"[[Shelf {i}]]" for i in range(LIST_LINKS))
+    pictures = " ".join(f"![[shelf{i}.png]]" for i in range(4))
+    pad = " ".join(f"pad{i}" for i in range(40))
+    files = {
+        "Cellar.md": f"## Who\n\nThe cellar is run by [[Mira]]. {pad}\n\n"
+        f"## Rooms\n\nIts rooms: {listed} {pad}\n\n"
+        f"## Shelves\n\nIts shelves: {few} {pictures} {pad}\n\n"
+        f"## Both\n\nSee [[Room 0]] and [[Shelf 0]]. {pad}\n",
+        "Mira.md": "# Mira\n\nMira.\n",
+    }
+    rag = make_rag(tmp_path, files, index={"chunk_tokens": 200})
+    corpus = rag.snapshot.corpus
+    lo, hi = corpus.chunk_rows(corpus.index_of["Cellar"])
+    heads = [c.heading_path.split(" > ")[-1] for c in rag.snapshot.index.chunks_of("Cellar")]
+    assert heads == ["Who", "Rooms", "Shelves", "Both"]  # a chunk each
+    scores = np.zeros(corpus.chunk_count, dtype=np.float32)
+    scores[lo:hi] = [0.2, 0.9, 0.8, 0.3]
+    got = link_context(corpus, ["Cellar"], scores)["Cellar"]
+    assert got["Mira"] == pytest.approx(0.2)
+    assert got["Room 1"] == -1.0  # only in the list
+    assert got["Room 0"] == pytest.approx(0.3)  # in the list and in a passage of two links
+    assert got["Shelf 1"] == pytest.approx(0.8)  # five notes and four pictures: not a list
