@@ -11,8 +11,9 @@ inlined (``details/embeds.py``) and the section a link focuses in query mode
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from indexer.blocks import fenced_lines
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from indexer.load import ChunkRow
 
 HEADING_RE = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_HEADING_LINES_RE = re.compile(r"^ {0,3}#{1,6}[ \t]+(.*?)[ \t]*#*[ \t]*$", re.M)
 # Dendron's note reference past its start anchor: ``#start,offset:#end`` (``,1`` skips the
 # heading line; the end is a heading, ``*`` (the next heading), ``^end`` or ``^block``).
 DENDRON_RANGE_RE = re.compile(r"^#(?P<start>[^,:#]+)(?:,(?P<skip>\d+))?(?::#(?P<end>[^#]+))?$")
@@ -53,10 +55,12 @@ def same_heading(written: str, heading: str) -> bool:
     return _spaced(written) == _spaced(heading) or _slug(written) == _slug(heading)
 
 
+@lru_cache(maxsize=8192)  # a vault's headings, compared again for every link to them
 def _spaced(text: str) -> str:
     return " ".join(_PUNCT_RE.sub(" ", text.casefold()).replace("-", " ").split())
 
 
+@lru_cache(maxsize=8192)
 def _slug(text: str) -> str:
     return " ".join(_SEP_RE.split(_PUNCT_RE.sub("", text.casefold()))).strip()
 
@@ -65,11 +69,14 @@ def headings(body: str, lines: list[str] | None = None) -> list[Heading]:
     """The headings of ``body`` outside code blocks, in order (``lines``: its lines,
     when the caller has split them already)."""
     lines = body.split("\n") if lines is None else lines
+    marked = [n for n, line in enumerate(lines) if "#" in line[:4]]  # as HEADING_RE, cheaply
+    if not marked:
+        return []
     code = code_lines(body)
     return [
         Heading(n, len(m.group(1)), m.group(2))
-        for n, line in enumerate(lines)
-        if n not in code and (m := HEADING_RE.match(line))
+        for n in marked
+        if n not in code and (m := HEADING_RE.match(lines[n]))
     ]
 
 
@@ -97,34 +104,48 @@ def section_chunks(chunks: Sequence[ChunkRow], subpath: str) -> list[int]:
     ``#start,1:#end``; a heading written as its slug). ``#^begin``, the note's top,
     focuses nothing: the note starts there anyway."""
     parts = [p.strip() for p in subpath.split("#") if p.strip()]
-    if parts and all(_chunks_named(chunks, p, _as_written) for p in parts[:-1]):
-        hits = _chunks_named(chunks, parts[-1], _as_written)
+    if not parts:
+        return []
+    # A chunk's headings: its own (the last of its path) and any written inside it
+    # (short sections merge). Read once for both readings.
+    heads = [_chunk_headings(chunk) for chunk in chunks]
+    folded = [{h.casefold() for h in hs} for hs in heads]
+
+    def as_written(name: str) -> list[int]:
+        if name.startswith("^"):
+            return _holding(chunks, name)
+        name = name.casefold()
+        return [j for j, names in enumerate(folded) if name in names]
+
+    if all(as_written(p) for p in parts[:-1]):
+        hits = as_written(parts[-1])
         if hits:
             return hits
     ref = dendron_ref(subpath)
-    start = ref.start if ref is not None else (parts[-1] if parts else "")
-    if not start or start == "^begin":
+    start = ref.start if ref is not None else parts[-1]
+    if start == "^begin":
         return []
-    return _chunks_named(chunks, start, same_heading)
+    if start.startswith("^"):
+        return _holding(chunks, start)
+    want = _spaced(start), _slug(start)
+    return [j for j, hs in enumerate(heads) if any(_same_keys(want, h) for h in hs)]
 
 
-def _as_written(written: str, heading: str) -> bool:
-    return written.casefold() == heading.casefold()
+def _chunk_headings(chunk: ChunkRow) -> list[str]:
+    own = (chunk.heading_path or "").split(" > ")[-1].strip()
+    text = chunk.text
+    if "#" not in text:
+        return [own]
+    if "```" in text or "~~~" in text:  # headings in code are none
+        return [own, *(h.text for h in headings(text))]
+    return [own, *_HEADING_LINES_RE.findall(text)]  # as ``headings``, in one pass
 
 
-def _chunks_named(
-    chunks: Sequence[ChunkRow], name: str, same: Callable[[str, str], bool]
-) -> list[int]:
-    """The chunks holding the block ``^id`` or the heading ``name`` (by ``same``): the
-    chunk's own heading, or one written inside it (short sections merge)."""
-    if not name:
-        return []
-    if name.startswith("^"):
-        mark = name.casefold()
-        return [j for j, chunk in enumerate(chunks) if mark in chunk.text.casefold()]
-    return [
-        j
-        for j, chunk in enumerate(chunks)
-        if same(name, (chunk.heading_path or "").split(" > ")[-1].strip())
-        or any(same(name, h.text) for h in headings(chunk.text))
-    ]
+def _same_keys(want: tuple[str, str], heading: str) -> bool:
+    return want[0] == _spaced(heading) or want[1] == _slug(heading)
+
+
+def _holding(chunks: Sequence[ChunkRow], mark: str) -> list[int]:
+    """The chunks holding the block mark ``^id``."""
+    mark = mark.casefold()
+    return [j for j, chunk in enumerate(chunks) if mark in chunk.text.casefold()]

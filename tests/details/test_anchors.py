@@ -8,6 +8,7 @@ import pytest
 
 from graphrag.details.anchors import dendron_ref, same_heading, section_chunks
 from graphrag.details.embeds import dendron_range, heading_section
+from indexer.load import ChunkRow
 from tests.support.query_vault import make_rag
 
 # Each section long enough to be a chunk of its own (chunk_tokens 60 below).
@@ -106,3 +107,18 @@ def test_embeds_read_a_slug_with_its_punctuation_dropped() -> None:
     assert dendron_range(body, "#whats-new,1:#*") == "\nThe news.\n"
     assert heading_section(body, ["whats-new"]) == "## What's New?\n\nThe news.\n"
     assert heading_section(body, ["What's New?"]) == "## What's New?\n\nThe news.\n"
+
+
+def test_headings_inside_a_chunk_count_and_code_does_not() -> None:
+    # Short sections merge into one chunk: a heading written inside it names it too.
+    # A "# comment" in a code block is no heading, nor is "#tag" at a line's start.
+    merged = "## Install\n\nSteps.\n\n### Local Vault ###\n\nMore.\n"
+    code = "## Script\n\n```sh\n# local vault\necho hi\n```\n\n#local-vault is a tag\n"
+    chunks = [
+        ChunkRow(0, "n", 0, "Note > Install", merged, 20, 0),
+        ChunkRow(1, "n", 1, "Note > Script", code, 20, 1),
+    ]
+    assert section_chunks(chunks, "#Local Vault") == [0]
+    assert section_chunks(chunks, "#local-vault") == [0]
+    assert section_chunks(chunks, "#install") == [0]
+    assert section_chunks(chunks, "#echo-hi") == []
