@@ -13,12 +13,14 @@ Pipeline (docs/architecture.md, "Query mode"):
    ``close_depth`` hops of an entry, by default the traversal's own ``max_hops``,
    or on a path between entries);
 4. packing (``pack.py``): entries with their best passages, the best vector
-   hit and the best BM25 hit, the note their passages name without a link that the
-   graph does not reach (``mentions.py``; the ones it reaches count as bridges),
-   then the related notes fused with the hybrid ranking (each view's best notes
-   first: the search's seeds, the graph's best, the bridges), while each rendered
-   note fits the budget (entries included) and ``max_documents`` is not reached;
-   copies take no slot; entries' lists get what is left.
+   hit and the best BM25 hit (if the vector view ranks it among its best
+   ``max_documents`` too: ``vector_agrees``), the note their passages name
+   without a link that the graph does not reach (``mentions.py``; the ones it
+   reaches count as bridges), then the related notes fused with the hybrid
+   ranking (each view's best notes first: the search's seeds, the graph's best,
+   the bridges), while each rendered note fits the budget (entries included)
+   and ``max_documents`` is not reached; copies take no slot; entries' lists
+   get what is left.
 """
 
 from __future__ import annotations
@@ -129,7 +131,11 @@ def run_query(
     rest = fill_hits(corpus, fused, hits)
     best_hits = top_notes(sims, 1, allowed, -1.0)
     if lex is not None:
-        best_hits += top_notes(lex, 1, allowed, 0.0)
+        best_hits += [
+            i
+            for i in top_notes(lex, 1, allowed, 0.0)
+            if vector_agrees(i, sims, allowed, qs.max_documents)
+        ]
     reached, unreached = _mentioned(index, corpus, graph, chunk_scores, best_hits, ranked, qs)
     # The part of the question the best hits leave open: of the notes their passages
     # name and the graph does not reach, the one most similar to the question, pinned
@@ -163,6 +169,20 @@ def run_query(
         filters=filters_json,
         skipped=tuple(skipped) if explain else None,
     )
+
+
+def vector_agrees(i: int, sims: np.ndarray, allowed: np.ndarray | None, k: int) -> bool:
+    """Whether the vector view ranks note ``i`` among its ``k`` best (notes tied with it
+    count after it): the best BM25 hit is pinned only then. Past that, BM25 alone puts it
+    first, the way a long page holding most of the vault's vocabulary matches a
+    question's words in different sections. On the nine hand-written sets (220
+    questions) the best BM25 hit was a gold note in 143 of the 182 questions where the
+    vector ranked it among its best 15, in 7 of the 38 where it did not
+    (benchmarks/RESULTS.md, "Session 9")."""
+    higher = sims > sims[i]
+    if allowed is not None:
+        higher &= allowed
+    return int(np.count_nonzero(higher)) < k
 
 
 def nothing_found(question: ParsedQuery, filters: dict | None, graph: VaultGraph) -> str:

@@ -15,7 +15,10 @@ there. The budget is spent in this order:
    would, unless it is one of the best hits of step 2: three entries' passages took
    half of 1,000 tokens, the room of three more notes.
 2. **The best vector hit and the best BM25 hit**, if they are not entries: the
-   best note of each text view is never displaced by structure.
+   best note of each text view is never displaced by structure. The BM25 hit only
+   if the vector view ranks it among its best ``max_documents`` too
+   (``mode.vector_agrees``): BM25 alone puts first a long page that holds most of
+   a vault's vocabulary, the question's words in different sections of it.
 3. **Related notes and search hits, fused**: the graph's ranking (the rerank
    of ``score.py``) and the text's (``search.searches.text_ranking``: vector
    and BM25, as ``hybrid_search`` fuses them, without its graph votes, which
