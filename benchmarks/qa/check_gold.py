@@ -28,6 +28,7 @@ KNOWN_SETS = {
     "obsidian-help-2.jsonl": REPO.parent / "shared" / "vaults" / "obsidian-help",
     "dendron-2.jsonl": REPO.parent / "shared" / "vaults" / "dendron-site",
     "dnd-srd-2.jsonl": REPO.parent / "shared" / "vaults" / "dnd-srd-wiki",
+    "obsidian-hub-2.jsonl": REPO.parent / "shared" / "vaults" / "obsidian-hub",
 }
 
 
