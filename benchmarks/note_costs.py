@@ -91,7 +91,8 @@ def measure(rag: VaultRAG, qa: Path, budget: int) -> Costs:
     corpus = snapshot.corpus
     vectors = QueryVectors(rag.embedder, questions)
     chunk_scores = vectors.matrix @ corpus.matrix.T
-    cap = rag.settings.query.max_documents
+    # The baselines' rule (eval/systems.py): query mode's cap if set, else none.
+    cap = rag.settings.query.max_documents or sys.maxsize
     for i, order in enumerate(rank_by_vector(corpus, vectors.matrix)):
         build = NoteBuilder(snapshot.index, snapshot.graph, corpus, chunk_scores[i], rag.settings)
         packed = pack(order, budget, build.at(budget), rag.tokenizer, cap)

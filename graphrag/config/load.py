@@ -92,7 +92,7 @@ def _coerce(value: Any, hint: Any, name: str, source: str) -> Any:
             if isinstance(value, bool):
                 return value
             raise ValueError(value)
-        if hint is int or text == "int":
+        if hint is int or text in ("int", "int | None"):
             if isinstance(value, bool):
                 raise ValueError(value)
             return int(value)

@@ -24,6 +24,13 @@ Defaults follow the "True Graph RAG Retrieval Strategy" (docs/architecture.md, "
   traversal hop) and would apply beyond ``close_depth`` if ``max_hops`` grew.
 * ``title_max_notes`` is 1: a name the question writes makes an entry because
   the user said which note they mean; a title six notes share does not.
+* ``max_documents`` is unset by default: then 15 (``DEFAULT_DOCUMENTS``, the
+  ``documents`` property) bound the notes query mode chooses (entries, best hits,
+  related notes, search hits) and size a related note's equal share at small
+  budgets, and ``hybrid_search``'s ranking fills what the budget has left past them
+  (``query/pack.py``): at 4,000 tokens short notes reached 15 with the budget
+  unspent. Set, it is a hard cap on every note of the result, the fill's too; eval's
+  baselines follow the same rule.
 * ``show_properties``: scalar front-matter properties open a note's details
   (counted in the budget); vaults like kepano's keep most facts there.
 """
@@ -31,6 +38,9 @@ Defaults follow the "True Graph RAG Retrieval Strategy" (docs/architecture.md, "
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+# The notes query mode chooses when ``max_documents`` is unset (see the module).
+DEFAULT_DOCUMENTS = 15
 
 
 @dataclass(frozen=True)
@@ -52,7 +62,7 @@ class QuerySettings:
     title_max_notes: int = 1
     # -- traversal -----------------------------------------------------------------------
     max_hops: int = 2
-    max_documents: int = 15
+    max_documents: int | None = None
     tag_expansion_enabled: bool = True
     tag_expansion_per_entry: int = 3
     tag_expansion_max_tag_size: int = 500
@@ -87,3 +97,14 @@ class QuerySettings:
     hub_max_fraction: float = 0.2
     hub_min_notes: int = 2
     hub_min_links: int = 30
+
+    @property
+    def documents(self) -> int:
+        """The notes query mode chooses, and the count a related note's equal share of
+        the budget is reckoned over: ``max_documents``, or ``DEFAULT_DOCUMENTS``."""
+        return DEFAULT_DOCUMENTS if self.max_documents is None else self.max_documents
+
+    @property
+    def hard_cap(self) -> bool:
+        """Whether ``max_documents`` was set: then the fill stops at it too."""
+        return self.max_documents is not None

@@ -59,7 +59,8 @@ def run_eval(
         seed: passed to query mode so a run can be repeated exactly.
         index_dir, config, embedder: used only when opening a path.
         max_documents: the baselines' cap on notes per question; ``None`` is query
-            mode's ``[query] max_documents`` (the same rules on both sides), 0 none.
+            mode's rule (the same rules on both sides): ``[query] max_documents`` if
+            set, else none, as query mode's fill goes past its 15 notes; 0 none.
     """
     if isinstance(qa_path, str | os.PathLike):
         questions = load_questions(qa_path)  # fail on a bad file before loading anything

@@ -91,9 +91,11 @@ class _PackedBaseline:
     ) -> None:
         self.rag = rag
         self.vectors = vectors
-        # Query mode's own cap by default, so both sides pack by the same rules.
+        # Query mode's own rule by default, so both sides pack by the same rules: its
+        # cap when the settings set one, else none (query mode's fill from the hybrid
+        # ranking goes on while tokens remain; a baseline is all fill).
         cap = rag.settings.query.max_documents if max_documents is None else max_documents
-        self.max_documents = cap if cap > 0 else sys.maxsize
+        self.max_documents = cap if cap is not None and cap > 0 else sys.maxsize
 
     def rankings(self, corpus: Corpus, questions: Sequence[Question]) -> list[list[str]]:
         raise NotImplementedError

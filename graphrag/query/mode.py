@@ -128,13 +128,13 @@ def run_query(
     text = [i for i, _, _ in text_ranking(scope, sims, lex)]
     hits = search_hits(graph, corpus, text, by_vector | by_lexical, qs.hybrid_graph_seeds)
     fused = [i for i, _, _ in fused_ranking(scope, sims, lex)]
-    rest = fill_hits(corpus, fused, hits)
+    rest = fill_hits(corpus, fused)
     best_hits = top_notes(sims, 1, allowed, -1.0)
     if lex is not None:
         best_hits += [
             i
             for i in top_notes(lex, 1, allowed, 0.0)
-            if vector_agrees(i, sims, allowed, qs.max_documents)
+            if vector_agrees(i, sims, allowed, qs.documents)
         ]
     reached, unreached = _mentioned(index, corpus, graph, chunk_scores, best_hits, ranked, qs)
     # The part of the question the best hits leave open: of the notes their passages
@@ -145,7 +145,7 @@ def run_query(
         evident = [i for i in evident if allowed[i]]
     best_hits += sorted(evident, key=lambda i: (-sims[i], i))[:1]
     bodies = body_shingles(corpus, index)
-    packing = Packing(budget - reserve, render, tokenizer, qs.max_documents, bodies)
+    packing = Packing(budget - reserve, render, tokenizer, qs.documents, bodies, qs.hard_cap)
     packing.skipped.extend(dropped)
     packer = Packer(graph, corpus, chunk_text, qs, fs, sims, explain, reached)
     best = [corpus.uris[i] for i in best_hits]

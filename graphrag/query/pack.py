@@ -36,8 +36,9 @@ there. The budget is spent in this order:
    filling: a larger budget never holds less evidence than ``hybrid_search``
    would. A search hit is a related note with the relation ``MatchesQuestion``,
    its own focus (no ``focusUri``). A hit needs evidence of its own to be fused
-   (``search_hits``); the rest of ``hybrid_search``'s ranking (graph votes
-   included) fills what is left after everything else (``fill_hits``).
+   (``search_hits``); ``hybrid_search``'s ranking (graph votes included) fills what
+   is left after everything else (``fill_hits``), past ``max_documents`` while
+   tokens remain: the cap bounds the notes query mode chooses, not the fill.
    A note reached through a link to one of its headings or blocks
    (``[[Note#Heading]]``, ``[[Note#^block]]``) shows that section first. At small
    budgets a related note shows an equal share of the budget, or its best passage
@@ -52,9 +53,9 @@ there. The budget is spent in this order:
 6. **Lists last, once the notes are done.** Entries' lists (contextual path,
    children, siblings, links, backlinks) only name notes that are not in the
    context, and get what the notes left of the budget, at most ``entry_list_limit``
-   names each, when the notes stopped at ``max_documents`` or ran out; not when the
-   budget stopped them (``Packing.stopped_by_budget``): what is left then is less
-   than the next note, and names of notes not shown are not evidence.
+   names each, when the notes ran out; not when the budget stopped them
+   (``Packing.stopped_by_budget``): what is left then is less than the next note,
+   and names of notes not shown are not evidence.
 """
 
 from __future__ import annotations
@@ -104,6 +105,7 @@ class Packing:
     tokenizer: TokenCounter
     max_documents: int
     bodies: Callable[[str], frozenset[int]] | None = None
+    hard_cap: bool = False  # a cap the user set: the fill stops at it too
     docs: list[Doc] = field(default_factory=list)
     costs: list[int] = field(default_factory=list)
     skipped: list[SkippedNote] = field(default_factory=list)
@@ -123,15 +125,28 @@ class Packing:
 
     @property
     def full(self) -> bool:
-        return len(self.docs) >= self.max_documents or self.left < MIN_NOTE_TOKENS
+        """No room for the notes query mode chooses: ``max_documents`` of them, or less
+        than a note's worth of tokens left."""
+        return len(self.docs) >= self.max_documents or self.out_of_tokens
+
+    @property
+    def out_of_tokens(self) -> bool:
+        """Less than a note's worth of tokens left: the end of the fill too, which
+        ``max_documents`` does not stop unless the user set it (``hard_cap``)."""
+        return self.left < MIN_NOTE_TOKENS
+
+    def filled(self) -> bool:
+        """No room for the fill from ``hybrid_search``'s ranking (``Packer.pack_related``)."""
+        return self.full if self.hard_cap else self.out_of_tokens
 
     def stopped_by_budget(self) -> bool:
-        """The budget, not ``max_documents`` or the supply of notes, ended the packing: a
-        note was left out for want of room. What is left then is less than that note
-        (slack), and names of notes not shown are not evidence."""
-        if len(self.docs) >= self.max_documents:
+        """The budget, not the supply of notes, ended the packing: a note was left out
+        for want of room. What is left then is less than that note (slack), and names of
+        notes not shown are not evidence. ``max_documents`` ends the packing only when
+        the user set it (``hard_cap``): else the fill goes on past it while tokens remain."""
+        if self.hard_cap and len(self.docs) >= self.max_documents:
             return False
-        return self.left < MIN_NOTE_TOKENS or any(s.reason == "budget" for s in self.skipped)
+        return self.out_of_tokens or any(s.reason == "budget" for s in self.skipped)
 
     def uris(self) -> set[str]:
         return {d.uri for d in self.docs}
@@ -288,7 +303,7 @@ class Packer:
         shows the passage that answers, not its whole text, and one long note cannot
         take the room of several (at 1,000 tokens one took a quarter of it)."""
         most = self.fs.truncate_length
-        share = budget * CHARS_PER_TOKEN // max(self.qs.max_documents, 1)
+        share = budget * CHARS_PER_TOKEN // max(self.qs.documents, 1)
         if share >= most:
             return most
         passage = min(self.details.passage_chars(uri), PASSAGE_SHARES * share)
@@ -305,7 +320,7 @@ class Packer:
         total = budget * self.qs.entry_budget_share
         bares = [entry_note(self.graph, e, self.details, self.qs, 0, self.explain) for e in entries]
         passages = [self.details.passage_chars(e.uri) for e in entries]
-        share_chars = budget * CHARS_PER_TOKEN // max(self.qs.max_documents, 1)
+        share_chars = budget * CHARS_PER_TOKEN // max(self.qs.documents, 1)
         # When the entries' best passages do not all fit their share of the budget, the
         # later ones would take the room of several related notes (three entries took
         # half of 1,000 tokens): then an entry after the first shows a related note's
@@ -350,13 +365,16 @@ class Packer:
         self, packing: Packing, order: Iterable[Ranked | str], fill: bool = False
     ) -> None:
         """Each note of ``order`` that fits, in order; ``fill``: only filling what is
-        left (``explain`` does not list what did not fit)."""
+        left (``explain`` does not list what did not fit), past ``max_documents``
+        while tokens remain: the cap bounds the notes query mode chooses, and short
+        notes reached it with the budget unspent (kepano's 15 took 1,725 of 4,000
+        tokens), leaving out notes ``hybrid_search`` would show."""
         order = list(order)
         upto, step = 0, READ_AHEAD
         for n, item in enumerate(order):
             uri = _uri(item)
             title = self.graph.info(uri).title
-            if packing.full:
+            if packing.filled() if fill else packing.full:
                 if fill or not self.explain:
                     break
                 reason = "max_documents" if len(packing.docs) >= packing.max_documents else "budget"
@@ -479,12 +497,13 @@ def search_hits(
     return [corpus.uris[i] for i in fused if evidence[i] or corpus.uris[i] in linked]
 
 
-def fill_hits(corpus: Corpus, fused: Sequence[int], hits: Sequence[str]) -> list[str]:
-    """The rest of ``hybrid_search``'s ranking ``fused`` (indices, best first): the
-    notes not already search hits. They fill what the evidence left of the budget,
-    so a larger budget never holds less than ``hybrid_search`` would."""
-    taken = set(hits)
-    return [corpus.uris[i] for i in fused if corpus.uris[i] not in taken]
+def fill_hits(corpus: Corpus, fused: Sequence[int]) -> list[str]:
+    """``hybrid_search``'s ranking ``fused`` (indices, best first), graph votes
+    included: it fills what the rest left of the budget, the notes not shown yet in its
+    order, past ``max_documents`` while tokens remain, so a larger budget never holds
+    less than ``hybrid_search`` would. Search hits the cap left out come back here in
+    that order, with the hits that have no evidence of their own."""
+    return [corpus.uris[i] for i in fused]
 
 
 def _uri(item: Ranked | str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -324,7 +324,6 @@ def test_baselines_respect_the_budget_with_the_same_token_counting(
             assert got.tokens == sum(count(doc_json(build(u))) for u in got.uris)
             assert got.tokens <= budget
             assert len(set(got.uris)) == len(got.uris)
-            assert len(got.uris) <= sample_rag.settings.query.max_documents
             if budget == 0:
                 assert got.uris == ()
 
@@ -481,11 +480,21 @@ def test_run_eval_with_query_mode_on_sample_vault(sample_rag: VaultRAG):
     ]
 
 
-def test_baselines_take_query_modes_document_cap_unless_told_otherwise(sample_rag: VaultRAG):
+def test_baselines_take_query_modes_document_cap_unless_told_otherwise(
+    sample_rag: VaultRAG, monkeypatch: pytest.MonkeyPatch
+):
     qa = ROOT / "benchmarks" / "qa" / "sample_vault.jsonl"
-    capped = run_eval(sample_rag, qa, budgets=[20_000], systems=("vector",))
-    assert max(len(o.uris) for o in capped.outcomes) == sample_rag.settings.query.max_documents
+    query = sample_rag.settings.query
+    # Unset (the default): query mode's fill goes past its 15 notes, and a baseline,
+    # all fill, has no cap either.
+    assert query.max_documents is None
+    free = run_eval(sample_rag, qa, budgets=[20_000], systems=("vector",))
+    assert max(len(o.uris) for o in free.outcomes) > query.documents
     three = run_eval(sample_rag, qa, budgets=[20_000], systems=("vector",), max_documents=3)
     assert {len(o.uris) for o in three.outcomes} == {3}
-    free = run_eval(sample_rag, qa, budgets=[20_000], systems=("vector",), max_documents=0)
-    assert max(len(o.uris) for o in free.outcomes) > sample_rag.settings.query.max_documents
+    # A cap the settings set holds on both sides.
+    capped = replace(sample_rag.settings, query=replace(query, max_documents=15))
+    monkeypatch.setattr(sample_rag, "settings", capped)
+    report = run_eval(sample_rag, qa, budgets=[20_000], systems=("vector", "graphrag"))
+    for system in ("vector", "graphrag"):
+        assert max(len(o.uris) for o in report.outcomes_for(system, 20_000)) == 15

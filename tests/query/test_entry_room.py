@@ -52,7 +52,7 @@ def test_later_entries_show_an_equal_share_when_their_passages_crowd_a_small_bud
     assert len(result.entries) >= 3
     first, *later = result.entries
     assert _whole(first)  # the best entry's passage whole
-    share = budget * CHARS_PER_TOKEN // rag.settings.query.max_documents
+    share = budget * CHARS_PER_TOKEN // rag.settings.query.documents
     best = _best_hits(rag)
     capped = [e for e in later if e.uri not in best]
     assert capped
