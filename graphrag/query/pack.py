@@ -32,7 +32,11 @@ there. The budget is spent in this order:
    both rank low would still come before a hit only the search ranks: the notes one
    view ranks best (the search's best ``hybrid_graph_seeds`` hits, the graph's best
    note, the bridges) are tried first, in fused order, then the rest
-   (``supported_first``). When the graph runs out of notes the search keeps
+   (``supported_first``). A note the graph reaches only through a relation it
+   shares with more notes than the context holds (a sibling in a folder of more than
+   ``max_documents`` notes, a note linking to more) gets no vote from the graph's
+   ranking: the traversal picks such siblings by similarity, so that rank repeats
+   the text's (``shared_widely``). When the graph runs out of notes the search keeps
    filling: a larger budget never holds less evidence than ``hybrid_search``
    would. A search hit is a related note with the relation ``MatchesQuestion``,
    its own focus (no ``focusUri``). A hit needs evidence of its own to be fused
@@ -60,7 +64,7 @@ there. The budget is spent in this order:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -257,9 +261,13 @@ class Packer:
                 pins.add(pinned.uri)
         others = [r for r in ranked if r.found.cand.uri not in pins]
         bridges = [r for r in others if self.bridge(r) or r.found.cand.uri in self.mentioned]
-        fused = fuse(others, hits, self.qs.rrf_k, bridges)
+        anchors = [*(e.uri for e in entries), *(r.found.cand.uri for r in bridges)]
+        weak = shared_widely(self.graph, others, anchors, self.qs.documents)
+        fused = fuse(others, hits, self.qs.rrf_k, bridges, weak)
         shown = packing.named()
-        graph_best = next((r.found.cand.uri for r in others if r.found.cand.uri not in shown), "")
+        graph_best = next(
+            (u for r in others if (u := r.found.cand.uri) not in shown and u not in weak), ""
+        )
         lead = [*hits[: self.qs.hybrid_graph_seeds], graph_best]
         self.pack_related(packing, supported_first(fused, lead, bridges))
         self.pack_related(packing, rest, fill=True)
@@ -510,17 +518,54 @@ def _uri(item: Ranked | str) -> str:
     return item if isinstance(item, str) else item.found.cand.uri
 
 
+def shared_widely(
+    graph: VaultGraph, ranked: Sequence[Ranked], anchors: Iterable[str], most: int
+) -> frozenset[str]:
+    """The notes of ``ranked`` the graph reached only through a relation they share with
+    more than ``most`` notes (``max_documents``, the most the context holds): a sibling
+    through a folder holding more, unless it links to or from one of ``anchors`` (the
+    entries and the bridges); a note linking to more (a hub's inbound reference). Such
+    a relation is a category, not a neighbourhood: of a folder of 300 spells the
+    traversal takes the siblings most similar to the question, so the graph's rank of
+    one repeats the text's, and a hub that lists every spell says nothing of one."""
+    linked: set[str] = set()
+    for uri in anchors:
+        linked.update(link.target for link in graph.outlinks(uri))
+        linked.update(graph.backlinks(uri))
+    out: set[str] = set()
+    for item in ranked:
+        c = item.found.cand
+        if c.relation in (Relation.PriorSibling, Relation.YoungerSibling):
+            parent = graph.parent(c.uri)
+            if c.uri not in linked and parent is not None and len(graph.children(parent)) > most:
+                out.add(c.uri)
+        elif c.relation == Relation.InboundReference and len(graph.outlinks(c.uri)) > most:
+            out.add(c.uri)
+    return frozenset(out)
+
+
 def fuse(
-    ranked: Sequence[Ranked], hits: Sequence[str], k: int, bridges: Sequence[Ranked] = ()
+    ranked: Sequence[Ranked],
+    hits: Sequence[str],
+    k: int,
+    bridges: Sequence[Ranked] = (),
+    weak: Collection[str] = (),
 ) -> list[Ranked | str]:
     """Related notes and search hits in one order: reciprocal rank fusion
     (``1 / (k + rank)`` from each ranking; ties keep discovery order) of the graph's
     ranking, the search ranking and the ``bridges`` (related notes the entries link
     to from their best passages), so a bridge ranks as a note both views find. A
     note in the graph's ranking and a search hit stays a related note: its relation
-    says more."""
+    says more. The notes of ``weak`` (``shared_widely``) get no vote from the graph's
+    ranking: they rank by the search's alone (last, if it does not rank them)."""
     score: dict[str, float] = {}
     first: dict[str, Ranked | str] = {}
+    for item in ranked:
+        if item.found.cand.uri in weak:
+            score.setdefault(item.found.cand.uri, 0.0)
+            first.setdefault(item.found.cand.uri, item)
+    if weak:
+        ranked = [r for r in ranked if r.found.cand.uri not in weak]
     rankings: tuple[Sequence[Ranked | str], ...] = (ranked, hits, bridges)
     for ranking in rankings:
         for rank, item in enumerate(ranking, start=1):
