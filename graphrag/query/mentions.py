@@ -9,7 +9,8 @@ entry links to it from its best passage); a mention is the same evidence,
 written without brackets. Obsidian lists these as a note's "unlinked mentions".
 
 Read from the best-matching passage (chunk) of each best text hit (the best
-vector hit, the best BM25 hit), as a bridge is read from an entry's passage:
+vector hit, the best BM25 hit) and of each entry, as a bridge is read from an
+entry's passage:
 
 * a mention is a run of words equal to a note's title or alias (as
   ``entry.title_matches`` compares names: any case, whole words), borne by at
@@ -19,7 +20,11 @@ vector hit, the best BM25 hit), as a bridge is read from an entry's passage:
   set off it is a name, as the SRD writes spell names;
 * text inside links (``[[...]]``, ``[...](...)``) is no mention: a link is in
   the graph already (and a link hidden from it, as ``eval --from-links`` does,
-  must not be read back from the text).
+  must not be read back from the text);
+* in an entry's passage (``written_as_name``), read further from the question
+  than a best hit's, a name counts only where it is written as one: with a
+  capital letter or emphasised. Docs vaults title notes after everyday phrases
+  ("Mobile app", "Community plugins") and write them in lower case in passing.
 """
 
 from __future__ import annotations
@@ -48,16 +53,23 @@ def best_chunk(corpus: Corpus, chunk_scores: np.ndarray, note: int) -> int | Non
 
 
 def passage_mentions(
-    text: str, table: dict[str, list[int]], max_notes: int, min_chars: int
+    text: str,
+    table: dict[str, list[int]],
+    max_notes: int,
+    min_chars: int,
+    written_as_name: bool = False,
 ) -> list[int]:
     """Notes ``text`` names by title or alias outside its links (``table``:
-    ``entry.title_table``), longest names first, in order of first mention."""
+    ``entry.title_table``), longest names first, in order of first mention. With
+    ``written_as_name``, a name counts only where the text writes it as one: with a
+    capital letter or emphasised ("the mobile app" is a phrase, "Obsidian Sync" a name)."""
     text = LINK_RE.sub(" | ", text)  # "|" splits no word run; keeps both sides apart
     emphasised = {
         " ".join(w.casefold() for w in name_words(m[2])) for m in EMPHASIS_RE.finditer(text)
     }
     # _emphasis_: its underscores are no part of the word
-    words = [w.casefold() for w in name_words(EDGE_UNDERSCORES_RE.sub(" ", text))]
+    raw = name_words(EDGE_UNDERSCORES_RE.sub(" ", text))
+    words = [w.casefold() for w in raw]
     found: dict[int, int] = {}  # note -> first word position
     taken = [False] * len(words)
     for n in range(min(MAX_TITLE_WORDS, len(words)), 0, -1):
@@ -69,6 +81,12 @@ def passage_mentions(
             if bearers is None or len(bearers) > max_notes or len(key) < min_chars:
                 continue
             if n == 1 and key not in emphasised:
+                continue
+            if (
+                written_as_name
+                and key not in emphasised
+                and all(w.islower() for w in raw[start : start + n])
+            ):
                 continue
             taken[start : start + n] = [True] * n
             for i in bearers:
@@ -84,9 +102,11 @@ def unlinked_mentions(
     sources: Sequence[int],
     max_notes: int,
     min_chars: int,
+    written_as_name: bool = False,
 ) -> list[int]:
     """The notes the best-matching passages of ``sources`` (note indices) mention
-    without a link, the sources themselves left out (see the module)."""
+    without a link, the sources themselves left out (see the module and
+    ``passage_mentions`` for ``written_as_name``)."""
     table = title_table(corpus, graph)
     out: dict[int, None] = {}
     for i in dict.fromkeys(sources):
@@ -94,7 +114,7 @@ def unlinked_mentions(
         chunks = index.chunks_of(corpus.uris[i]) if at is not None else []
         if at is None or at >= len(chunks):
             continue
-        for j in passage_mentions(chunks[at].text, table, max_notes, min_chars):
+        for j in passage_mentions(chunks[at].text, table, max_notes, min_chars, written_as_name):
             if j not in sources:
                 out.setdefault(j, None)
     return list(out)

@@ -136,7 +136,10 @@ def run_query(
             for i in top_notes(lex, 1, allowed, 0.0)
             if vector_agrees(i, sims, allowed, qs.documents)
         ]
-    reached, unreached = _mentioned(index, corpus, graph, chunk_scores, best_hits, ranked, qs)
+    entry_notes = [corpus.index_of[e.uri] for e in entries if e.uri in corpus.index_of]
+    reached, unreached = _mentioned(
+        index, corpus, graph, chunk_scores, best_hits, entry_notes, ranked, qs
+    )
     # The part of the question the best hits leave open: of the notes their passages
     # name and the graph does not reach, the one most similar to the question, pinned
     # after them, if its text is evidence as a search hit's must be.
@@ -202,19 +205,43 @@ def _mentioned(
     graph: VaultGraph,
     chunk_scores: np.ndarray,
     best_hits: list[int],
+    entry_notes: list[int],
     ranked: list[Ranked],
     qs: QuerySettings,
 ) -> tuple[frozenset[str], list[int]]:
-    """The notes the best hits' passages name without a link (``mentions.py``), split:
-    those the graph reached too (uris: they count as bridges in the fusion), and those
-    it did not (indices: the content join no link makes, pinned after the best hits)."""
+    """The notes the best hits' and the entries' passages name without a link
+    (``mentions.py``), split: those the graph reached too (uris: they count as bridges
+    in the fusion, as a link from the passage would), and those it did not (indices:
+    the content join no link makes, pinned after the best hits; the best hits' only,
+    the question's best text deciding what it leaves open).
+
+    An entry's passage is read further from the question than a best hit's: there a
+    name counts only when written as one (capitalised or emphasised). Docs vaults title
+    notes after their everyday phrases ("Mobile app", "Community plugins") and write
+    them in lower case in passing; a passage saying "the mobile app" is no bridge."""
     mentioned = unlinked_mentions(
         index, corpus, graph, chunk_scores, best_hits, qs.title_max_notes, qs.title_min_chars
     )
-    if not mentioned:
+    from_entries = unlinked_mentions(
+        index,
+        corpus,
+        graph,
+        chunk_scores,
+        [i for i in entry_notes if i not in best_hits],
+        qs.title_max_notes,
+        qs.title_min_chars,
+        written_as_name=True,
+    )
+    if not mentioned and not from_entries:
         return frozenset(), []
     in_graph = {r.found.cand.uri for r in ranked}
-    reached = frozenset(corpus.uris[i] for i in mentioned if corpus.uris[i] in in_graph)
+    # An entry named by another source's passage is no bridge: it is an entry already.
+    sources = {*best_hits, *entry_notes}
+    reached = frozenset(
+        corpus.uris[i]
+        for i in (*mentioned, *from_entries)
+        if corpus.uris[i] in in_graph and i not in sources
+    )
     return reached, [i for i in mentioned if corpus.uris[i] not in in_graph]
 
 

@@ -132,3 +132,52 @@ def test_a_mentioned_note_the_graph_reaches_ranks_as_a_bridge(tmp_path):
     # No bridge: it may fill what the beasts leave, never take one's place.
     if "Monsters/Dread Knight" in related:
         assert related.index("Monsters/Dread Knight") == len(related) - 1 > 0
+
+
+# -- an entry's passage: a name written as one --------------------------------------------
+def test_an_entry_passage_names_a_note_only_where_it_writes_a_name():
+    table = {"mobile app": [1], "obsidian sync": [2], "dread knight": [3]}
+    # in passing, in lower case, an everyday phrase that titles a note is a phrase
+    assert passage_mentions("open the mobile app", table, 1, 4, written_as_name=True) == []
+    assert passage_mentions("open the mobile app", table, 1, 4) == [1]
+    # capitalised or set off, it is a name
+    assert passage_mentions("turn on Obsidian Sync", table, 1, 4, written_as_name=True) == [2]
+    assert passage_mentions("a *dread knight*", table, 1, 4, written_as_name=True) == [3]
+    assert passage_mentions("The Mobile App", table, 1, 4, written_as_name=True) == [1]
+
+
+TOMB_QUESTION = "who guards the lich's tomb and how strong is that guard"
+
+
+def _crypt(named: str) -> dict[str, str]:
+    # The best hit (the tomb's lore) names no guard; the lich, an entry after it, names
+    # one in its passage, without a link. Every monster links to the lich, so the graph
+    # reaches them all one hop back from that entry; five say more about the question
+    # than the guard the lich's passage names.
+    files = _tales(
+        "Monsters/Beast", 5, "A strong beast, seen near the tomb of the [[Lich]] in tale {i}."
+    )
+    files["Crypt/Tomb Lore.md"] = (
+        "# Tomb Lore\n\nWho guards the lich's tomb, and how strong is that guard? The tomb "
+        "guards its lich; strong wards guard the tomb.\n"
+    )
+    files["Monsters/Lich.md"] = (
+        "# Lich\n\nThe lich rests in its tomb. The tomb is guarded by the " + named + ".\n"
+    )
+    files["Monsters/Dread Knight.md"] = (
+        "# Dread Knight\n\nServes the [[Lich]]. Armour class 20, 150 hit points.\n"
+    )
+    return files
+
+
+def test_a_note_an_entry_names_as_a_name_ranks_as_a_bridge(tmp_path):
+    rag = make_rag(tmp_path / "named", _crypt("Dread Knight"))
+    result = rag.query(TOMB_QUESTION, budget=500, seed=0)
+    entries = uris(result.entries)
+    assert entries[0] == "Crypt/Tomb Lore" and "Monsters/Lich" in entries
+    assert uris(result.related)[0] == "Monsters/Dread Knight"  # ahead of the beasts
+    # Written in passing, in lower case, it is a phrase: no bridge.
+    other = make_rag(tmp_path / "phrase", _crypt("dread knight"))
+    related = uris(other.query(TOMB_QUESTION, budget=500, seed=0).related)
+    if "Monsters/Dread Knight" in related:
+        assert related.index("Monsters/Dread Knight") == len(related) - 1 > 0
