@@ -560,10 +560,10 @@ def fuse(
     ranking: they rank by the search's alone (last, if it does not rank them)."""
     score: dict[str, float] = {}
     first: dict[str, Ranked | str] = {}
-    for item in ranked:
-        if item.found.cand.uri in weak:
-            score.setdefault(item.found.cand.uri, 0.0)
-            first.setdefault(item.found.cand.uri, item)
+    for near in ranked:
+        if near.found.cand.uri in weak:
+            score.setdefault(near.found.cand.uri, 0.0)
+            first.setdefault(near.found.cand.uri, near)
     if weak:
         ranked = [r for r in ranked if r.found.cand.uri not in weak]
     rankings: tuple[Sequence[Ranked | str], ...] = (ranked, hits, bridges)
