@@ -44,7 +44,8 @@ there. The budget is spent in this order:
    is left after everything else (``fill_hits``), past ``max_documents`` while
    tokens remain: the cap bounds the notes query mode chooses, not the fill.
    A note reached through a link to one of its headings or blocks
-   (``[[Note#Heading]]``, ``[[Note#^block]]``) shows that section first. At small
+   (``[[Note#Heading]]``, ``[[Note#^block]]``) shows that section ranked level with
+   its best-matching chunk (``DetailSource._scores``). At small
    budgets a related note shows an equal share of the budget, or its best passage
    up to two shares (``Packer.related_limit``), not ``truncate_length`` of text.
 4. **Near-duplicates take one slot.** A note whose passage is already shown (90%
