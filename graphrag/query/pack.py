@@ -449,7 +449,8 @@ class Packer:
     def linked_section(self, item: Ranked) -> list[int]:
         """Positions of the chunks of the section (or block) the link that led to the
         note names, ``[[Note#Heading]]`` / ``[[Note#^block]]`` / Dendron's
-        ``[[note#heading-slug]]`` and ``![[note#start,1:#end]]``: shown first."""
+        ``[[note#heading-slug]]`` and ``![[note#start,1:#end]]``: ranked level with the
+        note's best chunk (``DetailSource._scores``)."""
         c = item.found.cand
         if not c.hops or c.hops[-1] != OBJECT:
             return []
