@@ -39,9 +39,10 @@ from graphrag.focus.traverse import Candidate, traverse
 from graphrag.query.copies import body_shingles
 from graphrag.query.entry import Entry, ParsedQuery, select_entries, text_evidence
 from graphrag.query.expand import path_expansion, tag_expansion
+from graphrag.query.fusion import fill_hits, search_hits
 from graphrag.query.mentions import unlinked_mentions
 from graphrag.query.notes import DetailSource
-from graphrag.query.pack import Packer, Packing, fill_hits, search_hits
+from graphrag.query.pack import Packer, Packing
 from graphrag.query.render import connection_lines, renderer
 from graphrag.query.request import QueryRequest
 from graphrag.query.score import Found, Ranked, link_context, rank, weigh

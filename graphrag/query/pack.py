@@ -19,7 +19,7 @@ there. The budget is spent in this order:
    if the vector view ranks it among its best ``max_documents`` too
    (``mode.vector_agrees``): BM25 alone puts first a long page that holds most of
    a vault's vocabulary, the question's words in different sections of it.
-3. **Related notes and search hits, fused**: the graph's ranking (the rerank
+3. **Related notes and search hits, fused** (their order: ``fusion.py``): the graph's ranking (the rerank
    of ``score.py``) and the text's (``search.searches.text_ranking``: vector
    and BM25, as ``hybrid_search`` fuses them, without its graph votes, which
    would count the entries' neighbours a second time) are two views of which
@@ -65,7 +65,7 @@ there. The budget is spent in this order:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -79,6 +79,7 @@ from graphrag.focus.relations import CHILD, OBJECT, PARENT, classify
 from graphrag.focus.traverse import Candidate
 from graphrag.query.copies import Copies
 from graphrag.query.entry import Entry
+from graphrag.query.fusion import fuse, item_uri, shared_widely, supported_first
 from graphrag.query.notes import DetailSource, entry_note, query_note, with_details, with_lists
 from graphrag.query.score import Ranked
 from graphrag.results.notes import Relation, SkippedNote, UriAndTitle
@@ -381,7 +382,7 @@ class Packer:
         order = list(order)
         upto, step = 0, READ_AHEAD
         for n, item in enumerate(order):
-            uri = _uri(item)
+            uri = item_uri(item)
             title = self.graph.info(uri).title
             if packing.filled() if fill else packing.full:
                 if fill or not self.explain:
@@ -399,7 +400,7 @@ class Packer:
                 upto, step = n + step, min(2 * step, MAX_READ_AHEAD)
                 self.details.read_ahead(
                     u
-                    for u in map(_uri, order[n:upto])
+                    for u in map(item_uri, order[n:upto])
                     if u not in present and not self.surely_too_big(packing, u)
                 )
             limit = self.related_limit(uri, packing.budget)
@@ -493,103 +494,6 @@ class Packer:
                     lo = mid + 1
                 else:
                     hi = mid - 1
-
-
-def search_hits(
-    graph: VaultGraph, corpus: Corpus, fused: Sequence[int], evidence: np.ndarray, seeds: int
-) -> list[str]:
-    """The notes of the text ranking ``fused`` (indices, best first) that query mode
-    may show as search hits. A hit needs evidence, as an entry does: its own text
-    (``evidence``, ``entry.text_evidence``), or a link to or from one of the best
-    ``seeds`` hits that have it."""
-    voters = [corpus.uris[i] for i in fused if evidence[i]][:seeds]
-    linked = set().union(*(graph.neighbours(u) for u in voters))
-    return [corpus.uris[i] for i in fused if evidence[i] or corpus.uris[i] in linked]
-
-
-def fill_hits(corpus: Corpus, fused: Sequence[int]) -> list[str]:
-    """``hybrid_search``'s ranking ``fused`` (indices, best first), graph votes
-    included: it fills what the rest left of the budget, the notes not shown yet in its
-    order, past ``max_documents`` while tokens remain, so a larger budget never holds
-    less than ``hybrid_search`` would. Search hits the cap left out come back here in
-    that order, with the hits that have no evidence of their own."""
-    return [corpus.uris[i] for i in fused]
-
-
-def _uri(item: Ranked | str) -> str:
-    return item if isinstance(item, str) else item.found.cand.uri
-
-
-def shared_widely(
-    graph: VaultGraph, ranked: Sequence[Ranked], anchors: Iterable[str], most: int
-) -> frozenset[str]:
-    """The notes of ``ranked`` the graph reached only through a relation they share with
-    more than ``most`` notes (``max_documents``, the most the context holds): a sibling
-    through a folder holding more, unless it links to or from one of ``anchors`` (the
-    entries and the bridges); a note linking to more (a hub's inbound reference). Such
-    a relation is a category, not a neighbourhood: of a folder of 300 spells the
-    traversal takes the siblings most similar to the question, so the graph's rank of
-    one repeats the text's, and a hub that lists every spell says nothing of one."""
-    linked: set[str] = set()
-    for uri in anchors:
-        linked.update(link.target for link in graph.outlinks(uri))
-        linked.update(graph.backlinks(uri))
-    out: set[str] = set()
-    for item in ranked:
-        c = item.found.cand
-        if c.relation in (Relation.PriorSibling, Relation.YoungerSibling):
-            parent = graph.parent(c.uri)
-            if c.uri not in linked and parent is not None and len(graph.children(parent)) > most:
-                out.add(c.uri)
-        elif c.relation == Relation.InboundReference and len(graph.outlinks(c.uri)) > most:
-            out.add(c.uri)
-    return frozenset(out)
-
-
-def fuse(
-    ranked: Sequence[Ranked],
-    hits: Sequence[str],
-    k: int,
-    bridges: Sequence[Ranked] = (),
-    weak: Collection[str] = (),
-) -> list[Ranked | str]:
-    """Related notes and search hits in one order: reciprocal rank fusion
-    (``1 / (k + rank)`` from each ranking; ties keep discovery order) of the graph's
-    ranking, the search ranking and the ``bridges`` (related notes the entries link
-    to from their best passages), so a bridge ranks as a note both views find. A
-    note in the graph's ranking and a search hit stays a related note: its relation
-    says more. The notes of ``weak`` (``shared_widely``) get no vote from the graph's
-    ranking: they rank by the search's alone (last, if it does not rank them)."""
-    score: dict[str, float] = {}
-    first: dict[str, Ranked | str] = {}
-    for near in ranked:
-        if near.found.cand.uri in weak:
-            score.setdefault(near.found.cand.uri, 0.0)
-            first.setdefault(near.found.cand.uri, near)
-    if weak:
-        ranked = [r for r in ranked if r.found.cand.uri not in weak]
-    rankings: tuple[Sequence[Ranked | str], ...] = (ranked, hits, bridges)
-    for ranking in rankings:
-        for rank, item in enumerate(ranking, start=1):
-            uri = _uri(item)
-            score[uri] = score.get(uri, 0.0) + 1.0 / (k + rank)
-            first.setdefault(uri, item)
-    order = sorted(first, key=lambda u: -score[u])  # stable: discovery order on ties
-    return [first[u] for u in order]
-
-
-def supported_first(
-    fused: Sequence[Ranked | str], lead: Iterable[str], bridges: Sequence[Ranked]
-) -> list[Ranked | str]:
-    """``fused`` with the notes of ``lead`` and the ``bridges`` first, each part in fused
-    order. The fusion sums ranks, and nearly every note the graph ranks is a search hit
-    too (the search admits the best hits' neighbours), so a neighbour that both rank
-    low still came before a hit only the search ranks: at small budgets the graph's
-    lower ranks took the room of the search's best hits. The leaders are the notes one
-    view ranks best: the search's best ``hybrid_graph_seeds`` hits (its seeds), the
-    graph's best note, and the bridges."""
-    first = set(lead) | {r.found.cand.uri for r in bridges}
-    return [x for x in fused if _uri(x) in first] + [x for x in fused if _uri(x) not in first]
 
 
 def restate(graph: VaultGraph, item: Ranked, present: set[str]) -> Ranked | None:

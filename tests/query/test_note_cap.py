@@ -1,4 +1,4 @@
-"""``max_documents`` and a large budget (graphrag/query/pack.py, ``fill_hits`` and
+"""``max_documents`` and a large budget (graphrag/query/fusion.py ``fill_hits`` and pack.py
 ``Packer.pack_related``): unset, query mode chooses 15 notes and ``hybrid_search``'s
 ranking fills what the budget has left past them; set, it is a hard cap."""
 

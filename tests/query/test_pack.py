@@ -14,7 +14,8 @@ from graphrag.api import VaultRAG
 from graphrag.eval.context import query_context
 from graphrag.focus.traverse import Candidate
 from graphrag.query.copies import shingles
-from graphrag.query.pack import fuse, restate
+from graphrag.query.fusion import fuse
+from graphrag.query.pack import restate
 from graphrag.query.render import doc_json, render_prompt
 from graphrag.query.score import Found, Ranked
 from graphrag.results.notes import Relation

@@ -5,7 +5,7 @@ to every note of one, gets no vote from the graph's ranking in the fusion."""
 from __future__ import annotations
 
 from graphrag.focus.traverse import Candidate
-from graphrag.query.pack import fuse, shared_widely
+from graphrag.query.fusion import fuse, shared_widely
 from graphrag.query.score import Found, Ranked
 from graphrag.results.notes import Relation
 from tests.support.query_vault import make_rag

@@ -1,10 +1,10 @@
-"""The related notes' order (graphrag/query/pack.py, ``supported_first``): a note the
+"""The related notes' order (graphrag/query/fusion.py, ``supported_first``): a note the
 graph ranks alone does not take the room of one of the search's best hits."""
 
 from __future__ import annotations
 
 from graphrag.focus.traverse import Candidate
-from graphrag.query.pack import supported_first
+from graphrag.query.fusion import supported_first
 from graphrag.query.score import Found, Ranked
 from graphrag.results.notes import Relation
 from tests.support.query_vault import make_rag, uris
