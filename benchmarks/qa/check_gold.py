@@ -29,6 +29,7 @@ KNOWN_SETS = {
     "dendron-2.jsonl": REPO.parent / "shared" / "vaults" / "dendron-site",
     "dnd-srd-2.jsonl": REPO.parent / "shared" / "vaults" / "dnd-srd-wiki",
     "obsidian-hub-2.jsonl": REPO.parent / "shared" / "vaults" / "obsidian-hub",
+    "obsidian-help-3.jsonl": REPO.parent / "shared" / "vaults" / "obsidian-help",
     "dnd-srd-3.jsonl": REPO.parent / "shared" / "vaults" / "dnd-srd-wiki",
 }
 
