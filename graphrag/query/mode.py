@@ -154,7 +154,7 @@ def run_query(
     packer = Packer(graph, corpus, chunk_text, qs, fs, sims, explain, reached)
     best = [corpus.uris[i] for i in best_hits]
     packer.pack(packing, entries, ranked, hits, best, budget, rest)
-    docs, skipped, used = packing.docs, packing.skipped, packing.used
+    docs, skipped, used = packing.docs, packing.not_shown(), packing.used
 
     connections: list[str] = []
     for line in connection_lines(graph, docs)[: qs.max_connections]:

@@ -99,6 +99,8 @@ PASSAGE_SHARES = 2
 # notes reads a few more than it needs, one that weighs hundreds reads them in batches.
 READ_AHEAD = 8
 MAX_READ_AHEAD = 64
+# Reasons a note is left out for want of room in the context (``Packing.not_shown``).
+ROOM_REASONS = frozenset({"budget", "max_documents"})
 
 
 @dataclass
@@ -169,6 +171,23 @@ class Packing:
 
     def skip(self, uri: str, title: str, reason: str, tokens: int | None = None) -> None:
         self.skipped.append(SkippedNote(uri, title, reason, tokens))
+
+    def not_shown(self) -> list[SkippedNote]:
+        """What ``explain`` reports: each note left out, once, with the first reason. The
+        fill walks ``hybrid_search``'s ranking after query mode's own order, so a note can
+        be skipped for room by both, or skipped for room first and then shown by the fill
+        (as a search hit, which is shorter): then it was not left out. A note the
+        traversal dropped (``similarity``, ``cap``) stays named even if the fill shows it:
+        that says why it is not there as a relation."""
+        shown, seen = self.uris(), set()
+        out = []
+        for s in self.skipped:
+            if s.uri in shown and s.reason in ROOM_REASONS:
+                continue
+            if s.uri not in seen:
+                seen.add(s.uri)
+                out.append(s)
+        return out
 
     def add(self, doc: Doc, record: bool = True) -> bool:
         """Add ``doc`` if it fits what is left; else note it as skipped (``record``)."""

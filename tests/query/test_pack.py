@@ -553,3 +553,17 @@ def test_the_entrys_neighbours_are_not_counted_twice_against_text_hits(tmp_path)
     first_text = min(order.index(f"T{i}") for i in range(1, 5))
     third_graph = sorted(order.index(f"N{i}") for i in range(1, 5))[2]
     assert first_text < third_graph, order
+
+
+@pytest.mark.parametrize("budget", [600, 1000, 2000])
+def test_explain_names_each_left_out_note_once(sample_rag: VaultRAG, budget: int):
+    # The fill walks hybrid_search's ranking after query mode's own order: a note both
+    # skipped is still one note left out, and one the fill shows did not lack room.
+    result = sample_rag.query(
+        "who looks after the sheep in winter", budget=budget, seed=0, explain=True
+    )
+    skipped = [s.uri for s in result.skipped or ()]
+    assert skipped, "the budget leaves notes out"
+    assert len(skipped) == len(set(skipped))
+    room = {s.uri for s in result.skipped or () if s.reason in ("budget", "max_documents")}
+    assert not room & set(uris(_all_notes(result)))
