@@ -56,8 +56,8 @@ class Outcome:
 @dataclass(frozen=True, slots=True)
 class Row:
     """Means over the questions of one type (or ``all``) for one system and budget:
-    recall, all-gold, tokens used, notes shown, and the tokens of note text, of
-    entry lists and of the keys saying how notes relate."""
+    recall, all-gold, tokens used, notes shown and named as copies, and the tokens of
+    note text, of entry lists and of the keys saying how notes relate."""
 
     system: str
     budget: int
@@ -71,11 +71,15 @@ class Row:
     list_tokens: float = 0.0
     copies: int = 0  # gold notes found only as a named copy, summed
     relation_tokens: float = 0.0
+    named_copies: float = 0.0  # notes named as holding a shown note's text, not shown
 
     @property
     def notes_per_1k(self) -> float:
-        """Evidence density: notes shown per 1,000 tokens used."""
-        return 1000 * self.notes / self.tokens if self.tokens else 0.0
+        """Evidence density: notes whose text the context gives per 1,000 tokens used:
+        the notes shown and those named as a copy of one, as recall counts them. A
+        baseline that shows both copies counts both; one that names the second counts
+        it too, at the cost of its name."""
+        return 1000 * (self.notes + self.named_copies) / self.tokens if self.tokens else 0.0
 
     @property
     def recall_per_1k(self) -> float:
@@ -126,6 +130,7 @@ class EvalReport:
             list_tokens=sum(o.list_tokens for o in picked) / n,
             relation_tokens=sum(o.relation_tokens for o in picked) / n,
             copies=sum(len(o.found_as_copy) for o in picked),
+            named_copies=sum(len(o.copies) for o in picked) / n,
         )
 
     def rows(self) -> list[Row]:
@@ -155,6 +160,7 @@ class EvalReport:
                     "allGold": round(r.all_gold, 4),
                     "tokens": round(r.tokens, 1),
                     "notes": round(r.notes, 2),
+                    "namedCopies": round(r.named_copies, 2),
                     "notesPer1k": round(r.notes_per_1k, 2),
                     "recallPer1k": round(r.recall_per_1k, 4),
                     "textTokens": round(r.text_tokens, 1),

@@ -34,14 +34,16 @@ def table(report: EvalReport) -> tuple[list[str], list[list[str]]]:
 
 
 def density_table(report: EvalReport) -> tuple[list[str], list[list[str]]]:
-    """Header and rows: per budget and system, the notes shown, evidence density
-    (notes and recall per 1,000 tokens used) and where the budget went, in percent
-    of the budget: note text, entry lists, the keys saying how notes relate
-    (``context.RELATION_KEYS``), the rest of the notes' metadata."""
+    """Header and rows: per budget and system, the notes shown and those named as
+    copies of them, evidence density (those notes, and recall, per 1,000 tokens used)
+    and where the budget went, in percent of the budget: note text, entry lists, the
+    keys saying how notes relate (``context.RELATION_KEYS``), the rest of the notes'
+    metadata."""
     header = [
         "budget",
         "system",
         "notes",
+        "copies named",
         "notes/1k tokens",
         "recall/1k tokens",
         "% used",
@@ -62,6 +64,7 @@ def density_table(report: EvalReport) -> tuple[list[str], list[list[str]]]:
                     str(budget),
                     system,
                     f"{r.notes:.1f}",
+                    f"{r.named_copies:.1f}",
                     f"{r.notes_per_1k:.2f}",
                     f"{100 * r.recall_per_1k:.1f}",
                     f"{r.tokens * share:.0f}",

@@ -22,6 +22,7 @@ from graphrag.eval.baselines import (
     rank_by_vector,
 )
 from graphrag.eval.context import Retrieved, text_tokens
+from graphrag.eval.outcomes import EvalReport, Outcome
 from graphrag.eval.questions import Question, load_questions
 from graphrag.eval.report import render_markdown, render_misses, render_text
 from graphrag.eval.run import run_eval
@@ -164,6 +165,7 @@ def test_tables_show_percentages_and_misses(tiny: VaultRAG, tmp_path: Path):
         "allGold": 0.5,
         "tokens": 10.0,
         "notes": 0.5,  # one note for s1, none for m1
+        "namedCopies": 0.0,
         "notesPer1k": 50.0,
         "recallPer1k": 50.0,
         "textTokens": 0.0,
@@ -171,6 +173,23 @@ def test_tables_show_percentages_and_misses(tiny: VaultRAG, tmp_path: Path):
         "relationTokens": 0.0,
         "goldFoundAsCopy": 0,
     } in data["rows"]
+
+
+def test_density_counts_notes_named_as_copies_as_recall_does():
+    # One context shows A and names D as holding A's text; the other shows A and D.
+    # Both give both notes' text, so both count two notes; D is found either way.
+    q = Question("1", "q", ("D",), "single")
+    named = Outcome(q, "names", 1000, ("A",), 200, copies=("D",))
+    shown = Outcome(q, "shows", 1000, ("A", "D"), 400)
+    report = EvalReport("qa", (q,), (1000,), ("names", "shows"), (named, shown))
+    names, shows = report.row("names", 1000), report.row("shows", 1000)
+    assert names.recall == shows.recall == 1.0
+    assert (names.notes, names.named_copies) == (1.0, 1.0)
+    assert names.notes_per_1k == 10.0 and shows.notes_per_1k == 5.0
+    row = next(r for r in report.to_json()["rows"] if r["system"] == "names")
+    assert (row["namedCopies"], row["notesPer1k"]) == (1.0, 10.0)
+    density = [line for line in render_markdown(report).splitlines() if "| names |" in line][-1]
+    assert density.startswith("| 1000 | names | 1.0 | 1.0 | 10.00 |")
 
 
 def test_gold_uris_missing_from_the_index_are_reported(tiny: VaultRAG, tmp_path: Path):
