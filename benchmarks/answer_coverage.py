@@ -6,8 +6,10 @@ may cut the passage that answers. The hand-written sets (``benchmarks/qa/``) car
 reference ``answer``: this script counts, per question, the share of the answer's
 content words (three letters or more, or a number; not stop words, not words of the
 question) that occur in the context (every note's uri, title and details), and the
-same share in the gold notes' text alone; means per budget. A word-level check,
-not a judge of answers: compare two trees on the same index, never across sets.
+same share in the gold notes' text alone; means per budget (the counting is
+``graphrag/eval/answers.py``, which ``eval`` also reports for every system). A
+word-level check, not a judge of answers: compare two trees on the same index, never
+across sets.
 
     PYTHONPATH=<tree> python benchmarks/answer_coverage.py benchmarks/qa/kepano.jsonl \
         --vault /tmp/q4/idx/kepano-obsidian [--budget 1000,2000,4000]
@@ -17,7 +19,6 @@ not a judge of answers: compare two trees on the same index, never across sets.
 from __future__ import annotations
 
 import json
-import re
 import sys
 from pathlib import Path
 
@@ -27,72 +28,7 @@ if str(ROOT) not in sys.path:
 
 from benchmarks.common import opened_qa, qa_parser  # noqa: E402
 from graphrag.api import VaultRAG  # noqa: E402
-from graphrag.results.query import EntryNote, QueryNote  # noqa: E402
-
-STOP = frozenset(
-    [
-        "the",
-        "and",
-        "for",
-        "with",
-        "that",
-        "this",
-        "from",
-        "are",
-        "was",
-        "were",
-        "has",
-        "have",
-        "had",
-        "but",
-        "not",
-        "you",
-        "your",
-        "its",
-        "their",
-        "them",
-        "they",
-        "what",
-        "which",
-        "who",
-        "when",
-        "where",
-        "how",
-        "why",
-        "does",
-        "did",
-        "can",
-        "could",
-        "would",
-        "should",
-        "will",
-        "into",
-        "onto",
-        "over",
-        "under",
-        "then",
-        "than",
-        "also",
-        "only",
-        "just",
-        "each",
-        "every",
-        "more",
-        "most",
-        "some",
-        "any",
-        "all",
-        "one",
-        "two",
-    ]
-)
-WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?")
-
-
-def words(text: str) -> set[str]:
-    return {
-        w for w in WORD.findall(text.casefold()) if (len(w) >= 3 or w.isdigit()) and w not in STOP
-    }
+from graphrag.eval.answers import answer_shares, shown_text  # noqa: E402
 
 
 def coverage(rag: VaultRAG, questions: list[dict], budget: int) -> tuple[float, float]:
@@ -100,14 +36,13 @@ def coverage(rag: VaultRAG, questions: list[dict], budget: int) -> tuple[float, 
     whole = gold = 0.0
     for q in questions:
         result = rag.query(q["question"], budget=budget, seed=0)
-        docs: list[EntryNote | QueryNote] = [*result.entries, *result.related]
-        wanted = words(q["answer"]) - words(q["question"]) or words(q["answer"])
-        shown = words(" ".join(f"{d.uri} {d.title} {d.note.details}" for d in docs))
-        in_gold = words(
-            " ".join(f"{d.uri} {d.title} {d.note.details}" for d in docs if d.uri in q["gold"])
-        )
-        whole += len(wanted & shown) / len(wanted)
-        gold += len(wanted & in_gold) / len(wanted)
+        shown = [
+            (d.uri, shown_text(d.uri, d.title, d.note.details))
+            for d in (*result.entries, *result.related)
+        ]
+        shares = answer_shares(q["answer"], q["question"], shown, q["gold"])
+        if shares is not None:
+            whole, gold = whole + shares[0], gold + shares[1]
     return whole / len(questions), gold / len(questions)
 
 

@@ -33,6 +33,7 @@ import numpy as np
 from graphrag.budget import MIN_NOTE_TOKENS, TokenCounter
 from graphrag.config import Settings
 from graphrag.config.query import QuerySettings
+from graphrag.eval.answers import Shown, shown_text
 from graphrag.eval.context import RELATION_KEYS, key_tokens, text_tokens
 from graphrag.query.notes import DetailSource
 from graphrag.query.pack import Packer
@@ -53,6 +54,7 @@ class Packed:
     tokens: int
     text_tokens: int = 0  # of ``tokens``, the notes' details
     relation_tokens: int = 0  # of ``tokens``, the keys saying how a note relates
+    shown: tuple[Shown, ...] = ()  # each note's text, for the answer words
 
 
 # -- rankings -----------------------------------------------------------------------------
@@ -137,6 +139,7 @@ def pack(
     """
     used = text = relations = 0
     chosen: list[str] = []
+    shown: list[Shown] = []
     for uri in ranked:
         if len(chosen) >= max_documents or budget - used < MIN_NOTE_TOKENS:
             break
@@ -144,10 +147,11 @@ def pack(
         tokens = tokenizer.count(doc_json(note))
         if tokens <= budget - used:
             chosen.append(uri)
+            shown.append((uri, shown_text(uri, note.title, note.note.details)))
             used += tokens
             text += text_tokens(note.note.details, tokenizer)
             relations += key_tokens(note.to_json(with_explain=False), RELATION_KEYS, tokenizer)
-    return Packed(tuple(chosen), used, text, relations)
+    return Packed(tuple(chosen), used, text, relations, tuple(shown))
 
 
 class NoteBuilder:

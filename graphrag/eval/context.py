@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphrag.budget import TokenCounter
+from graphrag.eval.answers import Shown, shown_text
 from graphrag.results.query import LIST_KEYS
 
 _COMPACT = (",", ":")
@@ -46,7 +47,8 @@ RELATION_KEYS = frozenset(
 class Retrieved:
     """The context a system returned for one question: the notes shown (``uris``),
     the notes it names as holding the same text as one of them (``copies``), the
-    tokens it used and how many of those were note text, entry lists and relations."""
+    tokens it used and how many of those were note text, entry lists and relations,
+    and each shown note's text for the answer words (``shown``)."""
 
     uris: tuple[str, ...]
     tokens: int
@@ -54,6 +56,7 @@ class Retrieved:
     text_tokens: int = 0
     list_tokens: int = 0
     relation_tokens: int = 0
+    shown: tuple[Shown, ...] = ()
 
 
 def text_tokens(details: str, tokenizer: TokenCounter) -> int:
@@ -82,4 +85,7 @@ def query_context(data: Mapping[str, Any], tokenizer: TokenCounter) -> Retrieved
     lists = sum(key_tokens(e, LIST_KEYS, tokenizer) for e in entries)
     relations = sum(key_tokens(n, RELATION_KEYS, tokenizer) for n in notes)
     used = int(data.get("tokens", {}).get("used", 0))
-    return Retrieved(uris, used, copies, text, lists, relations)
+    shown = tuple(
+        (n["uri"], shown_text(n["uri"], n.get("title", ""), n.get("details", ""))) for n in notes
+    )
+    return Retrieved(uris, used, copies, text, lists, relations, shown)

@@ -27,6 +27,9 @@ class Outcome:
     text_tokens: int = 0
     list_tokens: int = 0
     relation_tokens: int = 0
+    # The answer's words found in the context, and in the gold notes' text (``answers.py``);
+    # None when the question has no reference answer.
+    answer_words: tuple[float, float] | None = None
 
     @property
     def found(self) -> tuple[str, ...]:
@@ -72,6 +75,9 @@ class Row:
     copies: int = 0  # gold notes found only as a named copy, summed
     relation_tokens: float = 0.0
     named_copies: float = 0.0  # notes named as holding a shown note's text, not shown
+    # Means over the questions with a reference answer; None when none has one.
+    answer_words: float | None = None
+    answer_words_gold: float | None = None
 
     @property
     def notes_per_1k(self) -> float:
@@ -85,6 +91,36 @@ class Row:
     def recall_per_1k(self) -> float:
         """Evidence density: gold-note recall per 1,000 tokens used."""
         return 1000 * self.recall / self.tokens if self.tokens else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        answers = (
+            (self.answer_words, self.answer_words_gold) if self.answer_words is not None else None
+        )
+        return {
+            "system": self.system,
+            "budget": self.budget,
+            "type": self.type,
+            "n": self.n,
+            "recall": round(self.recall, 4),
+            "allGold": round(self.all_gold, 4),
+            "tokens": round(self.tokens, 1),
+            "notes": round(self.notes, 2),
+            "namedCopies": round(self.named_copies, 2),
+            "notesPer1k": round(self.notes_per_1k, 2),
+            "recallPer1k": round(self.recall_per_1k, 4),
+            "textTokens": round(self.text_tokens, 1),
+            "listTokens": round(self.list_tokens, 1),
+            "relationTokens": round(self.relation_tokens, 1),
+            "goldFoundAsCopy": self.copies,
+            **_answer_json(answers),
+        }
+
+
+def _answer_json(shares: tuple[float | None, float | None] | None) -> dict[str, float]:
+    """``answerWords`` and ``answerWordsGold`` (shares), when there is an answer."""
+    if shares is None or shares[0] is None or shares[1] is None:
+        return {}
+    return {"answerWords": round(shares[0], 4), "answerWordsGold": round(shares[1], 4)}
 
 
 @dataclass
@@ -117,6 +153,7 @@ class EvalReport:
         n = len(picked)
         if n == 0:
             return Row(system, budget, qtype, 0, 0.0, 0.0, 0.0)
+        answered = [o.answer_words for o in picked if o.answer_words is not None]
         return Row(
             system,
             budget,
@@ -131,6 +168,8 @@ class EvalReport:
             relation_tokens=sum(o.relation_tokens for o in picked) / n,
             copies=sum(len(o.found_as_copy) for o in picked),
             named_copies=sum(len(o.copies) for o in picked) / n,
+            answer_words=sum(a for a, _ in answered) / len(answered) if answered else None,
+            answer_words_gold=sum(g for _, g in answered) / len(answered) if answered else None,
         )
 
     def rows(self) -> list[Row]:
@@ -150,26 +189,7 @@ class EvalReport:
             "budgets": list(self.budgets),
             "systems": list(self.systems),
             "unknownGold": list(self.unknown_gold),
-            "rows": [
-                {
-                    "system": r.system,
-                    "budget": r.budget,
-                    "type": r.type,
-                    "n": r.n,
-                    "recall": round(r.recall, 4),
-                    "allGold": round(r.all_gold, 4),
-                    "tokens": round(r.tokens, 1),
-                    "notes": round(r.notes, 2),
-                    "namedCopies": round(r.named_copies, 2),
-                    "notesPer1k": round(r.notes_per_1k, 2),
-                    "recallPer1k": round(r.recall_per_1k, 4),
-                    "textTokens": round(r.text_tokens, 1),
-                    "listTokens": round(r.list_tokens, 1),
-                    "relationTokens": round(r.relation_tokens, 1),
-                    "goldFoundAsCopy": r.copies,
-                }
-                for r in self.rows()
-            ],
+            "rows": [r.to_json() for r in self.rows()],
             "outcomes": [
                 {
                     "id": o.question.id,
@@ -179,6 +199,7 @@ class EvalReport:
                     "tokens": o.tokens,
                     "uris": list(o.uris),
                     "copies": list(o.copies),
+                    **_answer_json(o.answer_words),
                 }
                 for o in self.outcomes
             ],

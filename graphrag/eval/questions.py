@@ -1,5 +1,6 @@
 """A question set: JSON Lines, one ``{"id", "question", "gold": [uris], "type"}``
-object per line (other fields are ignored; see benchmarks/qa/README.md)."""
+object per line, with an optional reference ``answer`` (other fields are ignored;
+see benchmarks/qa/README.md)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ class Question:
     question: str
     gold: tuple[str, ...]
     type: str
+    answer: str = ""  # a reference answer, for the answer words (``answers.py``)
 
 
 def load_questions(path: str | os.PathLike[str]) -> list[Question]:
@@ -55,4 +57,8 @@ def _question(data: Any, error: Any) -> Question:
     gold = data.get("gold")
     if not isinstance(gold, list) or not gold or not all(isinstance(g, str) and g for g in gold):
         raise error("'gold' must be a non-empty list of note uris")
-    return Question(data["id"], data["question"], tuple(dict.fromkeys(gold)), data["type"])
+    answer = data.get("answer")
+    if answer is not None and not isinstance(answer, str):
+        raise error("'answer' must be a string")
+    gold = tuple(dict.fromkeys(gold))
+    return Question(data["id"], data["question"], gold, data["type"], answer or "")

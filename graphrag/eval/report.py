@@ -12,6 +12,10 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}"
 
 
+def _pct_or_dash(share: float | None) -> str:
+    return "-" if share is None else _pct(share)
+
+
 def table(report: EvalReport) -> tuple[list[str], list[list[str]]]:
     """Header and rows: per budget and system, recall and all-gold per type, tokens."""
     types = (*report.types, ALL)
@@ -38,7 +42,8 @@ def density_table(report: EvalReport) -> tuple[list[str], list[list[str]]]:
     copies of them, evidence density (those notes, and recall, per 1,000 tokens used)
     and where the budget went, in percent of the budget: note text, entry lists, the
     keys saying how notes relate (``context.RELATION_KEYS``), the rest of the notes'
-    metadata."""
+    metadata; then the answer words found in the context and in the gold notes' text
+    (``answers.py``; ``-`` when no question has a reference answer)."""
     header = [
         "budget",
         "system",
@@ -52,6 +57,8 @@ def density_table(report: EvalReport) -> tuple[list[str], list[list[str]]]:
         "% relations",
         "% other metadata",
         "gold as copy",
+        "% answer words",
+        "% answer words in gold notes",
     ]
     rows = []
     for budget in report.budgets:
@@ -73,6 +80,8 @@ def density_table(report: EvalReport) -> tuple[list[str], list[list[str]]]:
                     f"{r.relation_tokens * share:.0f}",
                     f"{other * share:.0f}",
                     str(r.copies),
+                    _pct_or_dash(r.answer_words),
+                    _pct_or_dash(r.answer_words_gold),
                 ]
             )
     return header, rows

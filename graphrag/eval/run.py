@@ -12,7 +12,8 @@ scored per question:
 and averaged per question type and overall, with the mean tokens used, the
 notes shown and how the tokens split between note text, entry lists and the
 rest (``context.py``): evidence density is notes, and recall, per 1,000 tokens
-(``outcomes.py``).
+(``outcomes.py``). Where a question has a reference answer, the share of its words
+in the context and in the gold notes' text (``answers.py``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from graphrag.errors import InvalidRequestError
+from graphrag.eval.answers import answer_shares
 from graphrag.eval.outcomes import EvalReport, Outcome
 from graphrag.eval.questions import Question, load_questions
 from graphrag.eval.systems import SYSTEMS, QueryVectors, System, make_system
@@ -108,6 +110,7 @@ def run_eval(
                     r.text_tokens,
                     r.list_tokens,
                     r.relation_tokens,
+                    answer_shares(q.answer, q.question, r.shown, q.gold) if q.answer else None,
                 )
                 for q, r in zip(questions, got, strict=True)
             )

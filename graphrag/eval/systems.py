@@ -125,6 +125,7 @@ class _PackedBaseline:
                         packed.tokens,
                         text_tokens=packed.text_tokens,
                         relation_tokens=packed.relation_tokens,
+                        shown=packed.shown,
                     )
                 )
         return out

@@ -308,7 +308,9 @@ def test_graphrag_system_collects_entry_and_related_notes():
     out = GraphRAGSystem(rag, seed=5).run(questions, [100, 200])  # type: ignore[arg-type]
     # uris shown, copies named, and the tokens of the notes' text, of the lists and of
     # the keys saying how a note relates (each a one-word JSON object to _Words)
-    assert out[100][0] == Retrieved(("A", "B", "C"), 50, ("D",), 2 + 1 + 1 + 1, 1, 2)
+    # the text each shown note gives the answer words: uri, title (none here), details
+    shown = (("A", "A  one two"), ("B", "B  three"), ("C", "C  four"), ("A", "A  "))
+    assert out[100][0] == Retrieved(("A", "B", "C"), 50, ("D",), 2 + 1 + 1 + 1, 1, 2, shown)
     assert out[200][1].tokens == 100
     # question by question, so query mode's vector cache serves the other budgets
     assert rag.calls == [
@@ -359,11 +361,16 @@ def test_packing_follows_rank_order_skips_what_does_not_fit_and_caps_documents(
     text = {u: text_tokens(build(u).note.details, tok) for u in (big, small, mid)}
     # a baseline note says its relation too, as a search hit does: found by its own match
     relation = tok.count('{"relationToFocusNote":"MatchesQuestion"}')
+    shown = {u: (u, f"{u} {build(u).title} {build(u).note.details}") for u in (big, small, mid)}
     packed = pack([big, small, mid], cost[small] + 5, build, tok, max_documents=10)
-    assert packed == Packed((small,), cost[small], text[small], relation)
+    assert packed == Packed((small,), cost[small], text[small], relation, (shown[small],))
     everything = pack([big, small, mid], 10_000, build, tok, max_documents=10)
     assert everything == Packed(
-        (big, small, mid), sum(cost.values()), sum(text.values()), 3 * relation
+        (big, small, mid),
+        sum(cost.values()),
+        sum(text.values()),
+        3 * relation,
+        (shown[big], shown[small], shown[mid]),
     )
     assert 0 < everything.text_tokens < everything.tokens
     assert pack([big, small, mid], 10_000, build, tok, max_documents=2).uris == (big, small)
