@@ -78,13 +78,14 @@ def fuse(
     ranked: Sequence[Ranked],
     hits: Sequence[str],
     k: int,
-    bridges: Sequence[Ranked] = (),
+    bridges: Sequence[Ranked | str] = (),
     weak: Collection[str] = (),
 ) -> list[Ranked | str]:
     """Related notes and search hits in one order: reciprocal rank fusion
     (``1 / (k + rank)`` from each ranking; ties keep discovery order) of the graph's
     ranking, the search ranking and the ``bridges`` (related notes the entries link
-    to from their best passages), so a bridge ranks as a note both views find. A
+    to from their best passages; a uri: a note a best hit's passage names that the
+    graph does not reach), so a bridge ranks as a note both views find. A
     note in the graph's ranking and a search hit stays a related note: its relation
     says more. The notes of ``weak`` (``shared_widely``) get no vote from the graph's
     ranking: they rank by the search's alone (last, if it does not rank them)."""

@@ -25,6 +25,13 @@ entry's passage:
   than a best hit's, a name counts only where it is written as one: with a
   capital letter or emphasised. Docs vaults title notes after everyday phrases
   ("Mobile app", "Community plugins") and write them in lower case in passing.
+
+A best hit's passage often names more than one note the graph does not reach ("a
+*calm emotions* spell can suppress madness, while a *lesser restoration* spell can
+rid a character of it"): the most similar to the question is pinned after the best
+hit, and every one written as a name whose text is evidence counts as a bridge
+(``mode._mentioned``), unless the passage names more than ``score.LIST_LINKS`` notes:
+then it is a list.
 """
 
 from __future__ import annotations
@@ -103,10 +110,13 @@ def unlinked_mentions(
     max_notes: int,
     min_chars: int,
     written_as_name: bool = False,
+    most: int | None = None,
 ) -> list[int]:
     """The notes the best-matching passages of ``sources`` (note indices) mention
     without a link, the sources themselves left out (see the module and
-    ``passage_mentions`` for ``written_as_name``)."""
+    ``passage_mentions`` for ``written_as_name``). A passage naming more than ``most``
+    notes is a list and names none of them, as a passage linking to more than
+    ``score.LIST_LINKS`` lends its likeness to none."""
     table = title_table(corpus, graph)
     out: dict[int, None] = {}
     for i in dict.fromkeys(sources):
@@ -114,7 +124,13 @@ def unlinked_mentions(
         chunks = index.chunks_of(corpus.uris[i]) if at is not None else []
         if at is None or at >= len(chunks):
             continue
-        for j in passage_mentions(chunks[at].text, table, max_notes, min_chars, written_as_name):
-            if j not in sources:
-                out.setdefault(j, None)
+        named = [
+            j
+            for j in passage_mentions(chunks[at].text, table, max_notes, min_chars, written_as_name)
+            if j not in sources
+        ]
+        if most is not None and len(named) > most:
+            continue
+        for j in named:
+            out.setdefault(j, None)
     return list(out)

@@ -16,7 +16,8 @@ Pipeline (docs/architecture.md, "Query mode"):
    hit and the best BM25 hit (if the vector view ranks it among its best
    ``max_documents`` too: ``vector_agrees``), the note their passages name
    without a link that the graph does not reach (``mentions.py``; the ones it
-   reaches count as bridges), then the related notes fused with the hybrid
+   reaches count as bridges, and so do the others they write as names), then the
+   related notes fused with the hybrid
    ranking (each view's best notes first: the search's seeds, the graph's best,
    the bridges), while each rendered note fits the budget (entries included)
    and ``max_documents`` is not reached; copies take no slot; entries' lists
@@ -45,7 +46,7 @@ from graphrag.query.notes import DetailSource
 from graphrag.query.pack import Packer, Packing
 from graphrag.query.render import connection_lines, renderer
 from graphrag.query.request import QueryRequest
-from graphrag.query.score import Found, Ranked, link_context, rank, weigh
+from graphrag.query.score import LIST_LINKS, Found, Ranked, link_context, rank, weigh
 from graphrag.query.selector import SimilaritySelector
 from graphrag.results.notes import Relation
 from graphrag.results.query import EntryNote, QueryNote, QueryResult
@@ -138,20 +139,26 @@ def run_query(
             if vector_agrees(i, sims, allowed, qs.documents)
         ]
     entry_notes = [corpus.index_of[e.uri] for e in entries if e.uri in corpus.index_of]
-    reached, unreached = _mentioned(
+    reached, unreached, named = _mentioned(
         index, corpus, graph, chunk_scores, best_hits, entry_notes, ranked, qs
     )
+
+    def evidence(found: list[int]) -> list[int]:  # as a search hit's must be
+        return [
+            i
+            for i in found
+            if (by_vector[i] or by_lexical[i]) and (allowed is None or bool(allowed[i]))
+        ]
+
     # The part of the question the best hits leave open: of the notes their passages
     # name and the graph does not reach, the one most similar to the question, pinned
-    # after them, if its text is evidence as a search hit's must be.
-    evident = [i for i in unreached if (by_vector[i] or by_lexical[i])]
-    if allowed is not None:
-        evident = [i for i in evident if allowed[i]]
-    best_hits += sorted(evident, key=lambda i: (-sims[i], i))[:1]
+    # after them, if its text is evidence; the others written as names, bridges.
+    best_hits += sorted(evidence(unreached), key=lambda i: (-sims[i], i))[:1]
+    named_hits = tuple(corpus.uris[i] for i in evidence(named))
     bodies = body_shingles(corpus, index)
     packing = Packing(budget - reserve, render, tokenizer, qs.documents, bodies, qs.hard_cap)
     packing.skipped.extend(dropped)
-    packer = Packer(graph, corpus, chunk_text, qs, fs, sims, explain, reached)
+    packer = Packer(graph, corpus, chunk_text, qs, fs, sims, explain, reached, named_hits)
     best = [corpus.uris[i] for i in best_hits]
     packer.pack(packing, entries, ranked, hits, best, budget, rest)
     docs, skipped, used = packing.docs, packing.not_shown(), packing.used
@@ -209,12 +216,17 @@ def _mentioned(
     entry_notes: list[int],
     ranked: list[Ranked],
     qs: QuerySettings,
-) -> tuple[frozenset[str], list[int]]:
+) -> tuple[frozenset[str], list[int], list[int]]:
     """The notes the best hits' and the entries' passages name without a link
     (``mentions.py``), split: those the graph reached too (uris: they count as bridges
     in the fusion, as a link from the passage would), and those it did not (indices:
-    the content join no link makes, pinned after the best hits; the best hits' only,
-    the question's best text deciding what it leaves open).
+    the content join no link makes; the best hits' only, the question's best text
+    deciding what it leaves open), in two forms: any the best hits' passages name
+    (the most similar is pinned after them), and those they write as names, from a
+    passage that is no list (``score.LIST_LINKS``): bridges. Of the latter with
+    evidence of their own, 4 of 17 were gold notes on the ten hand-written sets, and
+    none of the 10 written in lower case (benchmarks/RESULTS.md, "Session 11: every
+    name a best hit writes").
 
     An entry's passage is read further from the question than a best hit's: there a
     name counts only when written as one (capitalised or emphasised). Docs vaults title
@@ -233,8 +245,19 @@ def _mentioned(
         qs.title_min_chars,
         written_as_name=True,
     )
+    named = unlinked_mentions(
+        index,
+        corpus,
+        graph,
+        chunk_scores,
+        best_hits,
+        qs.title_max_notes,
+        qs.title_min_chars,
+        written_as_name=True,
+        most=LIST_LINKS,
+    )
     if not mentioned and not from_entries:
-        return frozenset(), []
+        return frozenset(), [], []
     in_graph = {r.found.cand.uri for r in ranked}
     # An entry named by another source's passage is no bridge: it is an entry already.
     sources = {*best_hits, *entry_notes}
@@ -243,7 +266,11 @@ def _mentioned(
         for i in (*mentioned, *from_entries)
         if corpus.uris[i] in in_graph and i not in sources
     )
-    return reached, [i for i in mentioned if corpus.uris[i] not in in_graph]
+    return (
+        reached,
+        [i for i in mentioned if corpus.uris[i] not in in_graph],
+        [i for i in named if corpus.uris[i] not in in_graph and i not in sources],
+    )
 
 
 # -- discovery -------------------------------------------------------------------------------

@@ -258,6 +258,9 @@ class Packer:
     # Notes the best hits' passages name without a link that the graph reached too
     # (``mentions.py``): bridges written without brackets.
     mentioned: frozenset[str] = frozenset()
+    # Notes the best hits' passages write as names that the graph does not reach, with
+    # evidence of their own (``mode._mentioned``): bridges too, shown as search hits.
+    named: tuple[str, ...] = ()
 
     def pack(
         self,
@@ -284,12 +287,13 @@ class Packer:
         bridges = [r for r in others if self.bridge(r) or r.found.cand.uri in self.mentioned]
         anchors = [*(e.uri for e in entries), *(r.found.cand.uri for r in bridges)]
         weak = shared_widely(self.graph, others, anchors, self.qs.documents)
-        fused = fuse(others, hits, self.qs.rrf_k, bridges, weak)
+        named = [u for u in self.named if u not in pins]
+        fused = fuse(others, hits, self.qs.rrf_k, [*bridges, *named], weak)
         shown = packing.named()
         graph_best = next(
             (u for r in others if (u := r.found.cand.uri) not in shown and u not in weak), ""
         )
-        lead = [*hits[: self.qs.hybrid_graph_seeds], graph_best]
+        lead = [*hits[: self.qs.hybrid_graph_seeds], graph_best, *named]
         self.pack_related(packing, supported_first(fused, lead, bridges))
         self.pack_related(packing, rest, fill=True)
         if not packing.stopped_by_budget():

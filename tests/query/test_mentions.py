@@ -3,6 +3,8 @@ note by its title, without a link, joins the two notes as a link would."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from graphrag.query.mentions import passage_mentions
 from tests.support.query_vault import make_rag, uris
 
@@ -181,3 +183,56 @@ def test_a_note_an_entry_names_as_a_name_ranks_as_a_bridge(tmp_path):
     related = uris(other.query(TOMB_QUESTION, budget=500, seed=0).related)
     if "Monsters/Dread Knight" in related:
         assert related.index("Monsters/Dread Knight") == len(related) - 1 > 0
+
+
+# -- every name a best hit's passage writes: bridges -----------------------------------------
+FINGER = (
+    "# Finger of Death\n\nA spell of negative energy: the creature takes 7d8 + 30 necrotic "
+    "damage, and one it kills rises as a zombie. What that spell does.\n"
+)
+
+
+def _two_spells(spells: str, more: int = 0) -> dict[str, str]:
+    # The lich's passage, the best hit, names two spells without links: the one more
+    # like the question is pinned after it; the other says less about the question than
+    # thirty lore notes do, and loses the budget to them unless it counts as a bridge.
+    files = _lich("power word kill")
+    files["Monsters/Lich.md"] = (
+        "# Lich\n\nSpellcasting. The lich is a spellcaster and has prepared these spells: "
+        f"9th level (1 slot): {spells}. Its strongest spell.\n"
+    )
+    files["Spells/Finger of Death.md"] = FINGER
+    for i in range(more):  # notes the passage names too, with no evidence of their own
+        files[f"Spells/Rune {i}.md"] = f"# Rune {i}\n\nA glyph carved in stone.\n"
+    return files
+
+
+def _related(rag: Any, budget: int) -> list[str]:
+    result = rag.query(QUESTION, budget=budget, seed=0)
+    assert uris(result.entries)[0] == "Monsters/Lich"
+    return uris(result.related)
+
+
+def test_every_note_a_best_hit_names_as_a_name_ranks_as_a_bridge(tmp_path):
+    rag = make_rag(tmp_path / "named", _two_spells("*power word kill*, *finger of death*"))
+    for budget in (600, 1000):
+        # the pin, then the bridge, ahead of every lore note that is no entry
+        assert _related(rag, budget)[:2] == ["Spells/Power Word Kill", "Spells/Finger of Death"]
+
+
+def test_a_name_in_lower_case_or_in_a_list_is_no_bridge(tmp_path):
+    # In lower case a run of words is read as a name for the pin, not for a bridge.
+    lower = make_rag(tmp_path / "lower", _two_spells("*power word kill*, finger of death"))
+    # Naming more than five notes, a passage is a list: it says none of them answers.
+    runes = ", ".join(f"*rune {i}*" for i in range(5))
+    listed = make_rag(
+        tmp_path / "list", _two_spells(f"*power word kill*, *finger of death*, {runes}", 5)
+    )
+    for rag in (lower, listed):
+        for budget in (600, 1000):
+            related = _related(rag, budget)
+            assert related[0] == "Spells/Power Word Kill"
+            # no bridge: it may fill what the lore notes leave, never lead them
+            lore = next(i for i, u in enumerate(related) if u.startswith("Lore"))
+            if "Spells/Finger of Death" in related:
+                assert related.index("Spells/Finger of Death") > lore, budget
