@@ -4,7 +4,8 @@
 The graph's ranking (``score.py``) and the text's (vector and BM25, as
 ``hybrid_search`` fuses them) are two views of which notes answer the question,
 fused by reciprocal rank fusion with the bridges as a third ranking (``fuse``); the
-notes one view ranks best go first (``supported_first``); a relation shared with more
+notes one view ranks best go first, with the notes two entries link to
+(``supported_first``, ``linked_by_entries``); a relation shared with more
 notes than the context holds gets no vote from the graph (``shared_widely``). Search
 hits need evidence of their own (``search_hits``); ``hybrid_search``'s whole ranking
 fills what is left (``fill_hits``).
@@ -116,8 +117,27 @@ def supported_first(
     low still came before a hit only the search ranks: at small budgets the graph's
     lower ranks took the room of the search's best hits. The leaders are the notes one
     view ranks best: the search's best ``hybrid_graph_seeds`` hits (its seeds), the
-    graph's best note, and the bridges."""
+    graph's best note, and the bridges; and the notes two entries link to
+    (``linked_by_entries``), in ``lead`` with the seeds."""
     first = set(lead) | {r.found.cand.uri for r in bridges}
     return [x for x in fused if item_uri(x) in first] + [
         x for x in fused if item_uri(x) not in first
     ]
+
+
+def linked_by_entries(graph: VaultGraph, entries: Sequence[str]) -> frozenset[str]:
+    """The notes that two or more of ``entries`` link to, not entries themselves: where
+    two notes that match the question meet, as the two halves of a question meet in a
+    note both halves' answers cite. ``supported_first`` tries them with the leaders. On
+    the hand-written sets and the from-links questions at 2,000 tokens (query code of
+    87011f4), such notes that were not leaders already were gold 32 times in 720 (4.4 %),
+    the search's seeds and the graph's best note 44 in 1,680 (2.6 %), the other notes
+    after the leaders 110 in 19,854 (0.6 %) (benchmarks/RESULTS.md, "Session 11: where
+    the entries' links meet"). A note that links to two entries is more often a hub or
+    an index than a join: counted too, it lost from-links questions."""
+    seen: dict[str, int] = {}
+    for uri in dict.fromkeys(entries):
+        for target in {link.target for link in graph.outlinks(uri)}:
+            seen[target] = seen.get(target, 0) + 1
+    chosen = set(entries)
+    return frozenset(u for u, n in seen.items() if n >= 2 and u not in chosen)

@@ -31,9 +31,10 @@ there. The budget is spent in this order:
    ranks and nearly every note the graph ranks is a search hit too, so a neighbour
    both rank low would still come before a hit only the search ranks: the notes one
    view ranks best (the search's best ``hybrid_graph_seeds`` hits, the graph's best
-   note, the bridges) are tried first, in fused order, then the rest
-   (``supported_first``). A note the graph reaches only through a relation it
-   shares with more notes than the context holds (a sibling in a folder of more than
+   note, the bridges) and the notes two entries link to (``linked_by_entries``) are
+   tried first, in fused order, then the rest (``supported_first``). A note the graph
+   reaches only through a relation it shares with more notes than the context holds (a
+   sibling in a folder of more than
    ``max_documents`` notes, a note linking to more) gets no vote from the graph's
    ranking: the traversal picks such siblings by similarity, so that rank repeats
    the text's (``shared_widely``). When the graph runs out of notes the search keeps
@@ -79,7 +80,13 @@ from graphrag.focus.relations import CHILD, OBJECT, PARENT, classify
 from graphrag.focus.traverse import Candidate
 from graphrag.query.copies import Copies
 from graphrag.query.entry import Entry
-from graphrag.query.fusion import fuse, item_uri, shared_widely, supported_first
+from graphrag.query.fusion import (
+    fuse,
+    item_uri,
+    linked_by_entries,
+    shared_widely,
+    supported_first,
+)
 from graphrag.query.notes import DetailSource, entry_note, query_note, with_details, with_lists
 from graphrag.query.score import Ranked
 from graphrag.results.notes import Relation, SkippedNote, UriAndTitle
@@ -293,7 +300,8 @@ class Packer:
         graph_best = next(
             (u for r in others if (u := r.found.cand.uri) not in shown and u not in weak), ""
         )
-        lead = [*hits[: self.qs.hybrid_graph_seeds], graph_best, *named]
+        joins = linked_by_entries(self.graph, [e.uri for e in entries]) - weak
+        lead = [*hits[: self.qs.hybrid_graph_seeds], graph_best, *sorted(joins), *named]
         self.pack_related(packing, supported_first(fused, lead, bridges))
         self.pack_related(packing, rest, fill=True)
         if not packing.stopped_by_budget():
