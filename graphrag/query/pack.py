@@ -43,7 +43,9 @@ there. The budget is spent in this order:
    its own focus (no ``focusUri``). A hit needs evidence of its own to be fused
    (``search_hits``); ``hybrid_search``'s ranking (graph votes included) fills what
    is left after everything else (``fill_hits``), past ``max_documents`` while
-   tokens remain: the cap bounds the notes query mode chooses, not the fill.
+   tokens remain: the cap bounds the notes query mode chooses, not the fill. A fill
+   hit longer than what is left shows a shorter form of itself, as an entry does,
+   before a note ranked below it is tried (``fill_note``).
    A note reached through a link to one of its headings or blocks
    (``[[Note#Heading]]``, ``[[Note#^block]]``) shows that section ranked level with
    its best-matching chunk (``DetailSource._scores``). At small
@@ -75,6 +77,7 @@ from graphrag.budget import MIN_NOTE_TOKENS, TokenCounter
 from graphrag.config.focus import FocusSettings
 from graphrag.config.query import QuerySettings
 from graphrag.details.anchors import section_chunks
+from graphrag.details.passages import Passage
 from graphrag.focus.mode import related_note
 from graphrag.focus.relations import CHILD, OBJECT, PARENT, classify
 from graphrag.focus.traverse import Candidate
@@ -424,7 +427,8 @@ class Packer:
             present = packing.named()
             if uri in present:
                 continue
-            if self.surely_too_big(packing, uri):  # not built
+            # The fill may show a hit in its smallest room (``fill_note``).
+            if self.surely_too_big(packing, uri, MIN_ENTRY_CHARS if fill else None):  # not built
                 packing.skip(uri, title, "budget")
                 continue
             if n >= upto:  # the rows of the next notes to weigh, in a few queries
@@ -436,7 +440,9 @@ class Packer:
                 )
             limit = self.related_limit(uri, packing.budget)
             if isinstance(item, str):
-                if not self.left_out(packing, uri, title, (), limit):
+                if fill:
+                    self.fill_note(packing, uri, title, limit)
+                elif not self.left_out(packing, uri, title, (), limit):
                     packing.add_new(self.search_note(item, limit))
                 continue
             restated = restate(self.graph, item, packing.uris())
@@ -450,10 +456,51 @@ class Packer:
                 query_note(self.graph, restated, self.details, self.fs, self.explain, first, limit)
             )
 
-    def surely_too_big(self, packing: Packing, uri: str) -> bool:
-        """More characters than the most a token holds times the tokens left."""
+    def fill_note(self, packing: Packing, uri: str, title: str, limit: int) -> None:
+        """A hit of the fill (``hybrid_search``'s ranking, past query mode's own notes) in
+        its room (``limit``); when that does not fit what is left, in a smaller one, as an
+        entry: its best passage, then ``MIN_ENTRY_CHARS`` of it. The fill is one ranking,
+        best first: skipped, the hit would give its place to a note ranked below it that
+        happens to be short, and the last tokens would buy by length, not by rank (from-links
+        obsidian-help at 4,000 tokens: of the 12 targets ``hybrid`` showed and query mode
+        did not, 11 were skipped by the fill for room, with 9 to 176 tokens left)."""
+        rooms = [
+            limit,
+            *(r for r in (self.details.passage_chars(uri), MIN_ENTRY_CHARS) if r < limit),
+        ]
+        for n, room in enumerate(rooms):
+            passage = self.details.passage(uri, room)
+            if self.beyond_floor(packing, uri, passage):  # not built, as in ``left_out``
+                at = packing.copy_at(uri, passage.text)
+                if at is not None:  # named as a copy, as ``add_new`` would
+                    packing.name_copy(at, uri, title)
+                    return
+                if n == len(rooms) - 1:
+                    packing.skip(uri, title, "budget")
+                    return
+                continue
+            doc = self.search_note(uri, room)
+            if packing.copy_of(doc) is not None:
+                packing.add_new(doc)
+                return
+            if packing.add(doc, record=False):
+                return
+        packing.skip(uri, title, "budget", packing.cost(doc))
+
+    def beyond_floor(self, packing: Packing, uri: str, passage: Passage) -> bool:
+        """The floor of ``uri`` shown as ``passage`` is more than is left (never with
+        ``explain``, which builds each note to report its size; see ``left_out``)."""
+        if self.explain:
+            return False
+        floor = self.details.floor(uri, passage, packing.tokenizer, enough=packing.left)
+        return floor is not None and floor > packing.left
+
+    def surely_too_big(self, packing: Packing, uri: str, most: int | None = None) -> bool:
+        """More characters than the most a token holds times the tokens left, of the
+        note shown in ``most`` characters at most (``truncate_length`` by default)."""
         i = self.corpus.index_of.get(uri)
-        chars = min(int(self.corpus.body_chars[i]), self.fs.truncate_length) if i is not None else 0
+        room = self.fs.truncate_length if most is None else most
+        chars = min(int(self.corpus.body_chars[i]), room) if i is not None else 0
         return chars // MAX_CHARS_PER_TOKEN > packing.left
 
     def left_out(
