@@ -17,11 +17,11 @@ Pipeline (docs/architecture.md, "Query mode"):
    ``max_documents`` too: ``vector_agrees``), the note their passages name
    without a link that the graph does not reach (``mentions.py``; the ones it
    reaches count as bridges, and so do the others they write as names), then the
-   related notes fused with the hybrid
-   ranking (each view's best notes first: the search's seeds, the graph's best,
-   the bridges), while each rendered note fits the budget (entries included)
-   and ``max_documents`` is not reached; copies take no slot; entries' lists
-   get what is left.
+   related notes fused with the hybrid ranking (each view's best notes first: the
+   search's seeds, the graph's best, the bridges, the notes two entries link to),
+   while each rendered note fits the budget (entries included) and
+   ``max_documents`` is not reached, then ``hybrid_search``'s ranking while tokens
+   remain; copies take no slot; entries' lists get what is left.
 """
 
 from __future__ import annotations

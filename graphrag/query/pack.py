@@ -33,10 +33,9 @@ there. The budget is spent in this order:
    view ranks best (the search's best ``hybrid_graph_seeds`` hits, the graph's best
    note, the bridges) and the notes two entries link to (``linked_by_entries``) are
    tried first, in fused order, then the rest (``supported_first``). A note the graph
-   reaches only through a relation it shares with more notes than the context holds (a
-   sibling in a folder of more than
-   ``max_documents`` notes, a note linking to more) gets no vote from the graph's
-   ranking: the traversal picks such siblings by similarity, so that rank repeats
+   reaches only through a relation it shares with more notes than the context holds
+   (a sibling in a folder of more than ``max_documents`` notes, a note linking to
+   more) gets no vote from the graph's ranking: the traversal picks such siblings by similarity, so that rank repeats
    the text's (``shared_widely``). When the graph runs out of notes the search keeps
    filling: a larger budget never holds less evidence than ``hybrid_search``
    would. A search hit is a related note with the relation ``MatchesQuestion``,
@@ -515,8 +514,7 @@ class Packer:
         if self.explain:
             return False
         passage = self.details.passage(uri, limit, first)
-        floor = self.details.floor(uri, passage, packing.tokenizer, enough=packing.left)
-        if floor is None or floor <= packing.left:
+        if not self.beyond_floor(packing, uri, passage):
             return False
         at = packing.copy_at(uri, passage.text)
         if at is None:
