@@ -18,7 +18,9 @@ Pipeline (docs/architecture.md, "Query mode"):
    without a link that the graph does not reach (``mentions.py``; the ones it
    reaches count as bridges, and so do the others they write as names), then the
    related notes fused with the hybrid ranking (each view's best notes first: the
-   search's seeds, the graph's best, the bridges, the notes two entries link to),
+   search's seeds, the graph's best, the bridges, the notes two entries link to;
+   before them BM25's best hits that write a rare identifier the question quotes,
+   ``identifiers.py``),
    while each rendered note fits the budget (entries included) and
    ``max_documents`` is not reached, then ``hybrid_search``'s ranking while tokens
    remain; copies take no slot; entries' lists get what is left.
@@ -41,6 +43,7 @@ from graphrag.query.copies import body_shingles
 from graphrag.query.entry import Entry, ParsedQuery, select_entries, text_evidence
 from graphrag.query.expand import path_expansion, tag_expansion
 from graphrag.query.fusion import fill_hits, search_hits
+from graphrag.query.identifiers import identifier_hits
 from graphrag.query.mentions import unlinked_mentions
 from graphrag.query.notes import DetailSource
 from graphrag.query.pack import Packer, Packing
@@ -81,11 +84,8 @@ def run_query(
     rng = random.Random(request.seed)
     chunk_scores = corpus.chunk_scores(vector)
     sims = corpus.note_sims(chunk_scores)
-    lexical = (
-        lexical_index(corpus, qs.stemmer_language).score(question.search_text, len(corpus))
-        if qs.lexical_enabled
-        else None
-    )
+    lexicon = lexical_index(corpus, qs.stemmer_language) if qs.lexical_enabled else None
+    lexical = lexicon.score(question.search_text, len(corpus)) if lexicon is not None else None
     allowed = filters.mask(corpus, graph)
     filters_json = filters.to_json() if filters.active else None
     entries = select_entries(question, sims, lexical, corpus, graph, qs, allowed)
@@ -138,6 +138,19 @@ def run_query(
             for i in top_notes(lex, 1, allowed, 0.0)
             if vector_agrees(i, sims, allowed, qs.documents)
         ]
+    # The notes writing a rare identifier the question quotes (a plugin's ID), among
+    # BM25's best: tried first, though the vector ranks them low (``identifiers.py``).
+    quoting = (
+        identifier_hits(
+            question.search_text,
+            corpus,
+            graph,
+            lexicon,
+            top_notes(lex, qs.documents, allowed, 0.0),
+        )
+        if lexicon is not None and lex is not None
+        else []
+    )
     entry_notes = [corpus.index_of[e.uri] for e in entries if e.uri in corpus.index_of]
     reached, unreached, named = _mentioned(
         index, corpus, graph, chunk_scores, best_hits, entry_notes, ranked, qs
@@ -158,7 +171,18 @@ def run_query(
     bodies = body_shingles(corpus, index)
     packing = Packing(budget - reserve, render, tokenizer, qs.documents, bodies, qs.hard_cap)
     packing.skipped.extend(dropped)
-    packer = Packer(graph, corpus, chunk_text, qs, fs, sims, explain, reached, named_hits)
+    packer = Packer(
+        graph,
+        corpus,
+        chunk_text,
+        qs,
+        fs,
+        sims,
+        explain,
+        reached,
+        named_hits,
+        tuple(corpus.uris[i] for i in quoting),
+    )
     best = [corpus.uris[i] for i in best_hits]
     packer.pack(packing, entries, ranked, hits, best, budget, rest)
     docs, skipped, used = packing.docs, packing.not_shown(), packing.used

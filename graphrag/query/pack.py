@@ -32,7 +32,11 @@ there. The budget is spent in this order:
    both rank low would still come before a hit only the search ranks: the notes one
    view ranks best (the search's best ``hybrid_graph_seeds`` hits, the graph's best
    note, the bridges) and the notes two entries link to (``linked_by_entries``) are
-   tried first, in fused order, then the rest (``supported_first``). A note the graph
+   tried first, in fused order, then the rest (``supported_first``). Before them all
+   come BM25's best hits that write, whole, an identifier the question quotes (words
+   joined by ``-``, ``_`` or ``.``) that names a note and that few notes write: a
+   plugin's ID names its page, and the page of its author lists it (``identifiers.py``,
+   ``tried_first``). A note the graph
    reaches only through a relation it shares with more notes than the context holds
    (a sibling in a folder of more than ``max_documents`` notes, a note linking to
    more) gets no vote from the graph's ranking: the traversal picks such siblings by similarity, so that rank repeats
@@ -89,6 +93,7 @@ from graphrag.query.fusion import (
     shared_widely,
     supported_first,
 )
+from graphrag.query.identifiers import tried_first
 from graphrag.query.notes import DetailSource, entry_note, query_note, with_details, with_lists
 from graphrag.query.score import Ranked
 from graphrag.results.notes import Relation, SkippedNote, UriAndTitle
@@ -270,6 +275,9 @@ class Packer:
     # Notes the best hits' passages write as names that the graph does not reach, with
     # evidence of their own (``mode._mentioned``): bridges too, shown as search hits.
     named: tuple[str, ...] = ()
+    # BM25's best hits that write a rare identifier the question quotes, a note's name
+    # (``identifiers.py``): tried before everything else the fusion orders.
+    identifier_hits: tuple[str, ...] = ()
 
     def pack(
         self,
@@ -304,7 +312,8 @@ class Packer:
         )
         joins = linked_by_entries(self.graph, [e.uri for e in entries]) - weak
         lead = [*hits[: self.qs.hybrid_graph_seeds], graph_best, *sorted(joins), *named]
-        self.pack_related(packing, supported_first(fused, lead, bridges))
+        order = supported_first(fused, lead, bridges)
+        self.pack_related(packing, tried_first(order, self.identifier_hits))
         self.pack_related(packing, rest, fill=True)
         if not packing.stopped_by_budget():
             self.pack_lists(packing)

@@ -257,6 +257,19 @@ class LexicalIndex:
         found = hits.keys()
         return [len({hits[w] for w in ws & found}) for ws in sets]
 
+    def notes_with_all(self, terms: Sequence[str]) -> np.ndarray:
+        """The notes (indices, ascending) holding every one of ``terms`` (stemmed, as
+        ``tokens`` gives them): none if a term is unknown."""
+        out: np.ndarray | None = None
+        ids, indptr = self.vocab.ids, self.indptr
+        for term in terms:
+            tid = ids.get(term)
+            if tid is None or tid >= self.terms:
+                return np.zeros(0, dtype=np.int64)
+            docs = self.docs[int(indptr[tid]) : int(indptr[tid + 1])]
+            out = docs if out is None else np.intersect1d(out, docs, assume_unique=True)
+        return np.zeros(0, dtype=np.int64) if out is None else np.unique(out)
+
     def score(self, text: str, size: int) -> LexicalScores:
         """BM25 of every note for ``text``; ``size`` is the corpus's note count.
 
@@ -440,6 +453,15 @@ def _tokenize_notes(texts: list[str], stemmer: object | None) -> tuple[list[list
     for word, i in out.vocab.items():
         words[i] = word
     return out.ids, words
+
+
+def note_texts(corpus: Corpus, notes: list[int]) -> list[str]:
+    """What BM25 reads of each of ``notes`` (title and aliases, a newline, the body)."""
+    db = corpus.connect()
+    try:
+        return _texts(db, corpus, notes)
+    finally:
+        db.close()
 
 
 def _texts(db: object, corpus: Corpus, notes: list[int]) -> list[str]:
