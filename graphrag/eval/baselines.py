@@ -9,6 +9,9 @@ chunks for the question, in the room ``Packer.related_limit`` gives a related
 note at that budget), counted by the same token counter, under the same
 ``max_documents`` cap. So a difference in recall comes from which notes are
 ranked first, not from how they are rendered (a test compares the two forms).
+A note that does not fit what is left is tried in a smaller form before the next
+one, as query mode's fill tries its hits (``Packer.fill_rooms``): its best passage
+whole, then 200 characters.
 A search hit is the cheapest form query mode has (its entry notes also carry
 link lists and longer passages), which if anything favours the baselines.
 
@@ -130,12 +133,14 @@ def pack(
     build: Callable[[str], QueryNote],
     tokenizer: TokenCounter,
     max_documents: int,
+    smaller: Callable[[str, int], QueryNote | None] | None = None,
 ) -> Packed:
     """Take notes in rank order while each one's rendered form fits what is left.
 
-    Like query mode: a note too big for what is left is skipped and the next one
-    tried; packing stops when less than the smallest possible note is left or
-    ``max_documents`` notes are in.
+    Like query mode's fill: a note too big for what is left is tried in a smaller
+    form (``smaller(uri, tokens left)``: one that fits, or None), else skipped and
+    the next one tried; packing stops when less than the smallest possible note is
+    left or ``max_documents`` notes are in.
     """
     used = text = relations = 0
     chosen: list[str] = []
@@ -145,6 +150,10 @@ def pack(
             break
         note = build(uri)
         tokens = tokenizer.count(doc_json(note))
+        if tokens > budget - used and smaller is not None:
+            small = smaller(uri, budget - used)
+            if small is not None:
+                note, tokens = small, tokenizer.count(doc_json(small))
         if tokens <= budget - used:
             chosen.append(uri)
             shown.append((uri, shown_text(uri, note.title, note.note.details)))
@@ -185,3 +194,27 @@ class NoteBuilder:
     def at(self, budget: int) -> Callable[[str], QueryNote]:
         """The notes as packed under ``budget``, for ``pack``."""
         return lambda uri: self(uri, budget)
+
+    def smaller(
+        self, uri: str, budget: int, left: int, tokenizer: TokenCounter
+    ) -> QueryNote | None:
+        """``uri`` in the first of the smaller rooms query mode's fill tries
+        (``Packer.fill_rooms``) that fits ``left`` tokens, or None; a room whose floor
+        (the index's per-chunk token counts) is more than ``left`` is not built."""
+        details = self.packer.details
+        for room in self.packer.fill_rooms(uri, self.packer.related_limit(uri, budget))[1:]:
+            floor = details.floor(uri, details.passage(uri, room), tokenizer, enough=left)
+            if floor is not None and floor > left:
+                continue
+            note = self._cache.get((uri, room))
+            if note is None:
+                note = self._cache[(uri, room)] = self.packer.search_note(uri, room)
+            if tokenizer.count(doc_json(note)) <= left:
+                return note
+        return None
+
+    def smaller_at(
+        self, budget: int, tokenizer: TokenCounter
+    ) -> Callable[[str, int], QueryNote | None]:
+        """``smaller`` under ``budget``, for ``pack``."""
+        return lambda uri, left: self.smaller(uri, budget, left, tokenizer)

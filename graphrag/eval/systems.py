@@ -116,8 +116,14 @@ class _PackedBaseline:
             scores = chunk_scores[i] if chunk_scores is not None else np.zeros(0, np.float32)
             build = NoteBuilder(snapshot.index, snapshot.graph, corpus, scores, settings)
             for budget in budgets:
+                tokenizer = self.rag.tokenizer
                 packed = pack(
-                    order, budget, build.at(budget), self.rag.tokenizer, self.max_documents
+                    order,
+                    budget,
+                    build.at(budget),
+                    tokenizer,
+                    self.max_documents,
+                    build.smaller_at(budget, tokenizer),
                 )
                 out[budget].append(
                     Retrieved(

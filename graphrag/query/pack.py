@@ -436,7 +436,8 @@ class Packer:
             if uri in present:
                 continue
             # The fill may show a hit in its smallest room (``fill_note``).
-            if self.surely_too_big(packing, uri, MIN_ENTRY_CHARS if fill else None):  # not built
+            most = MIN_ENTRY_CHARS if fill else None
+            if self.surely_too_big(packing, uri, most):  # not built
                 packing.skip(uri, title, "budget")
                 continue
             if n >= upto:  # the rows of the next notes to weigh, in a few queries
@@ -444,7 +445,7 @@ class Packer:
                 self.details.read_ahead(
                     u
                     for u in map(item_uri, order[n:upto])
-                    if u not in present and not self.surely_too_big(packing, u)
+                    if u not in present and not self.surely_too_big(packing, u, most)
                 )
             limit = self.related_limit(uri, packing.budget)
             if isinstance(item, str):
@@ -472,10 +473,7 @@ class Packer:
         happens to be short, and the last tokens would buy by length, not by rank (from-links
         obsidian-help at 4,000 tokens: of the 12 targets ``hybrid`` showed and query mode
         did not, 11 were skipped by the fill for room, with 9 to 176 tokens left)."""
-        rooms = [
-            limit,
-            *(r for r in (self.details.passage_chars(uri), MIN_ENTRY_CHARS) if r < limit),
-        ]
+        rooms = self.fill_rooms(uri, limit)
         for n, room in enumerate(rooms):
             passage = self.details.passage(uri, room)
             if self.beyond_floor(packing, uri, passage):  # not built, as in ``left_out``
@@ -494,6 +492,13 @@ class Packer:
             if packing.add(doc, record=False):
                 return
         packing.skip(uri, title, "budget", packing.cost(doc))
+
+    def fill_rooms(self, uri: str, limit: int) -> list[int]:
+        """The rooms a hit of the fill is tried in, largest first: its own (``limit``),
+        then its best passage whole, then ``MIN_ENTRY_CHARS``. The baselines, which are
+        all fill, pack their hits the same way (``eval/baselines.py``)."""
+        smaller = (self.details.passage_chars(uri), MIN_ENTRY_CHARS)
+        return [limit, *(r for r in smaller if r < limit)]
 
     def beyond_floor(self, packing: Packing, uri: str, passage: Passage) -> bool:
         """The floor of ``uri`` shown as ``passage`` is more than is left (never with

@@ -13,6 +13,7 @@ import pytest
 from graphrag.api import VaultRAG
 from graphrag.config import load_settings
 from graphrag.errors import InvalidRequestError, QASetError, VaultRAGError
+from graphrag.eval.answers import shown_text
 from graphrag.eval.baselines import (
     NoteBuilder,
     Packed,
@@ -27,7 +28,9 @@ from graphrag.eval.questions import Question, load_questions
 from graphrag.eval.report import render_markdown, render_misses, render_text
 from graphrag.eval.run import run_eval
 from graphrag.eval.systems import BM25System, GraphRAGSystem, QueryVectors, VectorSystem
+from graphrag.query.pack import Packer
 from graphrag.query.render import doc_json, renderer
+from graphrag.results.query import QueryNote
 from tests.support.fakes import HashEmbedder
 from tests.support.files import ROOT, write
 
@@ -330,6 +333,13 @@ def builder_for(rag: VaultRAG, question: str) -> NoteBuilder:
     return NoteBuilder(snapshot.index, snapshot.graph, corpus, corpus.matrix @ qvec, rag.settings)
 
 
+def packed_form(packer: Packer, budget: int, uri: str, text: str) -> QueryNote:
+    """The form of ``uri`` a baseline packed, by its text: in its room or a smaller one."""
+    rooms = packer.fill_rooms(uri, packer.related_limit(uri, budget))
+    forms = [packer.search_note(uri, room) for room in rooms]
+    return next(f for f in forms if shown_text(uri, f.title, f.note.details) == text)
+
+
 @pytest.mark.parametrize("budget", [0, 150, 700, 3000])
 def test_baselines_respect_the_budget_with_the_same_token_counting(
     sample_rag: VaultRAG, budget: int
@@ -339,10 +349,12 @@ def test_baselines_respect_the_budget_with_the_same_token_counting(
     count = sample_rag.tokenizer.count
     for system in (VectorSystem(sample_rag), BM25System(sample_rag)):
         for q, got in zip(questions, system.run(questions, [budget])[budget], strict=True):
-            build = builder_for(sample_rag, q.question).at(budget)
+            builder = builder_for(sample_rag, q.question)
+            build, packer = builder.at(budget), builder.packer
             # what query mode counts for a note in its JSON output is its compact JSON
             assert all(renderer("json")(build(u), 1) == doc_json(build(u)) for u in got.uris)
-            assert got.tokens == sum(count(doc_json(build(u))) for u in got.uris)
+            notes = [packed_form(packer, budget, u, t) for u, t in got.shown]
+            assert got.tokens == sum(count(doc_json(n)) for n in notes)
             assert got.tokens <= budget
             assert len(set(got.uris)) == len(got.uris)
             if budget == 0:
@@ -374,6 +386,14 @@ def test_packing_follows_rank_order_skips_what_does_not_fit_and_caps_documents(
     )
     assert 0 < everything.text_tokens < everything.tokens
     assert pack([big, small, mid], 10_000, build, tok, max_documents=2).uris == (big, small)
+    # as query mode's fill: a note too big for what is left is tried in a smaller form
+    # (its best passage, then 200 characters) before the next note
+    shrink = builder_for(sample_rag, "walls of the hut").smaller_at(10_000, tok)
+    room = cost[big] - 1
+    assert pack([big, small], room, build, tok, max_documents=10).uris == (small,)
+    shrunk = pack([big, small], room, build, tok, max_documents=10, smaller=shrink)
+    assert shrunk.uris[0] == big and shrunk.tokens <= room
+    assert shrunk.shown[0][1] != shown[big][1]
     # a long note shows its best chunks within the related-note length, as in query mode
     note = build(big)
     limit = sample_rag.settings.focus.truncate_length
@@ -395,11 +415,18 @@ def test_a_baseline_note_is_rendered_as_query_mode_renders_the_same_search_hit(
         if n.get("relationToFocusNote") == "MatchesQuestion" and "copies" not in n
     ]
     assert len(hits) >= 2  # the fixture question has search hits to compare
-    build = builder_for(sample_rag, question).at(budget)
+    builder = builder_for(sample_rag, question)
+    build, packer = builder.at(budget), builder.packer
+    whole = 0
     for hit in hits:
-        assert doc_json(build(hit["uri"])) == json.dumps(
-            hit, ensure_ascii=False, separators=(",", ":")
-        )
+        shown = json.dumps(hit, ensure_ascii=False, separators=(",", ":"))
+        # the note in its room, or (the fill's last tokens) in a smaller one
+        rooms = packer.fill_rooms(hit["uri"], packer.related_limit(hit["uri"], budget))
+        forms = [doc_json(packer.search_note(hit["uri"], room)) for room in rooms]
+        assert forms[0] == doc_json(build(hit["uri"]))
+        assert shown in forms
+        whole += shown == forms[0]
+    assert whole >= 2
     # the property lines query mode opens a note with are part of what is compared
     assert any(h["details"].startswith("created: ") for h in hits)
     # and the room a note gets is query mode's for that budget, not a fixed length
