@@ -36,11 +36,11 @@ there. The budget is spent in this order:
    come BM25's best hits that write, whole, an identifier the question quotes (words
    joined by ``-``, ``_`` or ``.``) that names a note and that few notes write: a
    plugin's ID names its page, and the page of its author lists it (``identifiers.py``,
-   ``tried_first``). A note the graph
-   reaches only through a relation it shares with more notes than the context holds
-   (a sibling in a folder of more than ``max_documents`` notes, a note linking to
-   more) gets no vote from the graph's ranking: the traversal picks such siblings by similarity, so that rank repeats
-   the text's (``shared_widely``). When the graph runs out of notes the search keeps
+   ``tried_first``). A note the graph reaches only through a relation it shares with
+   more notes than the context holds (a sibling in a folder of more than
+   ``max_documents`` notes, a note linking to more) gets no vote from the graph's
+   ranking: the traversal picks such siblings by similarity, so that rank repeats the
+   text's (``shared_widely``). When the graph runs out of notes the search keeps
    filling: a larger budget never holds less evidence than ``hybrid_search``
    would. A search hit is a related note with the relation ``MatchesQuestion``,
    its own focus (no ``focusUri``). A hit needs evidence of its own to be fused
