@@ -491,7 +491,8 @@ class Packer:
                 return
             if packing.add(doc, record=False):
                 return
-        packing.skip(uri, title, "budget", packing.cost(doc))
+        # Its size is reported only with ``explain``: counting it costs as much as the try.
+        packing.skip(uri, title, "budget", packing.cost(doc) if self.explain else None)
 
     def fill_rooms(self, uri: str, limit: int) -> list[int]:
         """The rooms a hit of the fill is tried in, largest first: its own (``limit``),
