@@ -110,13 +110,12 @@ class _PackedBaseline:
         ranked = self.rankings(corpus, questions)
         # Query-aware details need each question's chunk scores, as query mode has.
         chunk_scores = vectors.matrix @ corpus.matrix.T if len(corpus.matrix) else None
-        settings = self.rag.settings
+        settings, tokenizer = self.rag.settings, self.rag.tokenizer
         out: dict[int, list[Retrieved]] = {b: [] for b in budgets}
         for i, order in enumerate(ranked):
             scores = chunk_scores[i] if chunk_scores is not None else np.zeros(0, np.float32)
             build = NoteBuilder(snapshot.index, snapshot.graph, corpus, scores, settings)
             for budget in budgets:
-                tokenizer = self.rag.tokenizer
                 packed = pack(
                     order,
                     budget,

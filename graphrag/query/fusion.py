@@ -119,10 +119,15 @@ def supported_first(
     view ranks best: the search's best ``hybrid_graph_seeds`` hits (its seeds), the
     graph's best note, and the bridges; and the notes two entries link to
     (``linked_by_entries``), in ``lead`` with the seeds."""
-    first = set(lead) | {r.found.cand.uri for r in bridges}
-    return [x for x in fused if item_uri(x) in first] + [
-        x for x in fused if item_uri(x) not in first
-    ]
+    return tried_first(fused, set(lead) | {r.found.cand.uri for r in bridges})
+
+
+def tried_first(order: Sequence[Ranked | str], uris: Collection[str]) -> list[Ranked | str]:
+    """``order`` (related notes and search hits) with the notes of ``uris`` first, each
+    part in its order (``supported_first``; ``identifiers.py``'s notes before all)."""
+    if not uris:
+        return list(order)
+    return [x for x in order if item_uri(x) in uris] + [x for x in order if item_uri(x) not in uris]
 
 
 def linked_by_entries(graph: VaultGraph, entries: Sequence[str]) -> frozenset[str]:

@@ -269,6 +269,8 @@ def _mentioned(
         qs.title_min_chars,
         written_as_name=True,
     )
+    if not mentioned and not from_entries:
+        return frozenset(), [], []
     named = unlinked_mentions(
         index,
         corpus,
@@ -280,8 +282,6 @@ def _mentioned(
         written_as_name=True,
         most=LIST_LINKS,
     )
-    if not mentioned and not from_entries:
-        return frozenset(), [], []
     in_graph = {r.found.cand.uri for r in ranked}
     # An entry named by another source's passage is no bridge: it is an entry already.
     sources = {*best_hits, *entry_notes}

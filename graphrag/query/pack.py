@@ -92,8 +92,8 @@ from graphrag.query.fusion import (
     linked_by_entries,
     shared_widely,
     supported_first,
+    tried_first,
 )
-from graphrag.query.identifiers import tried_first
 from graphrag.query.notes import DetailSource, entry_note, query_note, with_details, with_lists
 from graphrag.query.score import Ranked
 from graphrag.results.notes import Relation, SkippedNote, UriAndTitle
