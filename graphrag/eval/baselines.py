@@ -10,7 +10,7 @@ note at that budget), counted by the same token counter, under the same
 ``max_documents`` cap. So a difference in recall comes from which notes are
 ranked first, not from how they are rendered (a test compares the two forms).
 A note that does not fit what is left is tried in a smaller form before the next
-one, as query mode's fill tries its hits (``Packer.fill_rooms``): its best passage
+one, as query mode's fill tries its hits (``FillForms.rooms``): its best passage
 whole, then 200 characters.
 A search hit is the cheapest form query mode has (its entry notes also carry
 link lists and longer passages), which if anything favours the baselines.
@@ -199,10 +199,10 @@ class NoteBuilder:
         self, uri: str, budget: int, left: int, tokenizer: TokenCounter
     ) -> QueryNote | None:
         """``uri`` in the first of the smaller rooms query mode's fill tries
-        (``Packer.fill_rooms``) that fits ``left`` tokens, or None; a room whose floor
+        (``FillForms.rooms``) that fits ``left`` tokens, or None; a room whose floor
         (the index's per-chunk token counts) is more than ``left`` is not built."""
         details = self.packer.details
-        for room in self.packer.fill_rooms(uri, self.packer.related_limit(uri, budget))[1:]:
+        for room in self.packer.forms.rooms(uri, self.packer.related_limit(uri, budget))[1:]:
             floor = details.floor(uri, details.passage(uri, room), tokenizer, enough=left)
             if floor is not None and floor > left:
                 continue

@@ -48,7 +48,7 @@ there. The budget is spent in this order:
    is left after everything else (``fill_hits``), past ``max_documents`` while
    tokens remain: the cap bounds the notes query mode chooses, not the fill. A fill
    hit longer than what is left shows a shorter form of itself, as an entry does,
-   before a note ranked below it is tried (``fill_note``).
+   before a note ranked below it is tried (``fill.py``).
    A note reached through a link to one of its headings or blocks
    (``[[Note#Heading]]``, ``[[Note#^block]]``) shows that section ranked level with
    its best-matching chunk (``DetailSource._scores``). At small
@@ -73,6 +73,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 import numpy as np
 
@@ -80,12 +81,12 @@ from graphrag.budget import MIN_NOTE_TOKENS, TokenCounter
 from graphrag.config.focus import FocusSettings
 from graphrag.config.query import QuerySettings
 from graphrag.details.anchors import section_chunks
-from graphrag.details.passages import Passage
 from graphrag.focus.mode import related_note
 from graphrag.focus.relations import CHILD, OBJECT, PARENT, classify
 from graphrag.focus.traverse import Candidate
 from graphrag.query.copies import Copies
 from graphrag.query.entry import Entry
+from graphrag.query.fill import MIN_ENTRY_CHARS, FillForms
 from graphrag.query.fusion import (
     fuse,
     item_uri,
@@ -105,7 +106,6 @@ Doc = EntryNote | QueryNote
 
 CHARS_PER_TOKEN = 4  # English prose in cl100k, near enough to size an entry's share
 MAX_CHARS_PER_TOKEN = 8  # hardly any text packs more: a safe lower bound of a note's cost
-MIN_ENTRY_CHARS = 200
 # A related note's best passage may take up to this many equal shares of the budget.
 PASSAGE_SHARES = 2
 # Packing reads the stored rows of the next notes it will weigh this many at a time,
@@ -279,6 +279,11 @@ class Packer:
     # (``identifiers.py``): tried before everything else the fusion orders.
     identifier_hits: tuple[str, ...] = ()
 
+    @cached_property
+    def forms(self) -> FillForms:
+        """The forms the fill's hits may take (``fill.py``), built as search hits."""
+        return FillForms(self.details, self.search_note, self.explain)
+
     def pack(
         self,
         packing: Packing,
@@ -435,7 +440,7 @@ class Packer:
             present = packing.named()
             if uri in present:
                 continue
-            # The fill may show a hit in its smallest room (``fill_note``).
+            # The fill may show a hit in its smallest room (``FillForms.fill_note``).
             most = MIN_ENTRY_CHARS if fill else None
             if self.surely_too_big(packing, uri, most):  # not built
                 packing.skip(uri, title, "budget")
@@ -450,7 +455,7 @@ class Packer:
             limit = self.related_limit(uri, packing.budget)
             if isinstance(item, str):
                 if fill:
-                    self.fill_note(packing, uri, title, limit)
+                    self.forms.fill_note(packing, uri, title, limit)
                 elif not self.left_out(packing, uri, title, (), limit):
                     packing.add_new(self.search_note(item, limit))
                 continue
@@ -464,50 +469,6 @@ class Packer:
             packing.add_new(
                 query_note(self.graph, restated, self.details, self.fs, self.explain, first, limit)
             )
-
-    def fill_note(self, packing: Packing, uri: str, title: str, limit: int) -> None:
-        """A hit of the fill (``hybrid_search``'s ranking, past query mode's own notes) in
-        its room (``limit``); when that does not fit what is left, in a smaller one, as an
-        entry: its best passage, then ``MIN_ENTRY_CHARS`` of it. The fill is one ranking,
-        best first: skipped, the hit would give its place to a note ranked below it that
-        happens to be short, and the last tokens would buy by length, not by rank (from-links
-        obsidian-help at 4,000 tokens: of the 12 targets ``hybrid`` showed and query mode
-        did not, 11 were skipped by the fill for room, with 9 to 176 tokens left)."""
-        rooms = self.fill_rooms(uri, limit)
-        for n, room in enumerate(rooms):
-            passage = self.details.passage(uri, room)
-            if self.beyond_floor(packing, uri, passage):  # not built, as in ``left_out``
-                at = packing.copy_at(uri, passage.text)
-                if at is not None:  # named as a copy, as ``add_new`` would
-                    packing.name_copy(at, uri, title)
-                    return
-                if n == len(rooms) - 1:
-                    packing.skip(uri, title, "budget")
-                    return
-                continue
-            doc = self.search_note(uri, room)
-            if packing.copy_of(doc) is not None:
-                packing.add_new(doc)
-                return
-            if packing.add(doc, record=False):
-                return
-        # Its size is reported only with ``explain``: counting it costs as much as the try.
-        packing.skip(uri, title, "budget", packing.cost(doc) if self.explain else None)
-
-    def fill_rooms(self, uri: str, limit: int) -> list[int]:
-        """The rooms a hit of the fill is tried in, largest first: its own (``limit``),
-        then its best passage whole, then ``MIN_ENTRY_CHARS``. The baselines, which are
-        all fill, pack their hits the same way (``eval/baselines.py``)."""
-        smaller = (self.details.passage_chars(uri), MIN_ENTRY_CHARS)
-        return [limit, *(r for r in smaller if r < limit)]
-
-    def beyond_floor(self, packing: Packing, uri: str, passage: Passage) -> bool:
-        """The floor of ``uri`` shown as ``passage`` is more than is left (never with
-        ``explain``, which builds each note to report its size; see ``left_out``)."""
-        if self.explain:
-            return False
-        floor = self.details.floor(uri, passage, packing.tokenizer, enough=packing.left)
-        return floor is not None and floor > packing.left
 
     def surely_too_big(self, packing: Packing, uri: str, most: int | None = None) -> bool:
         """More characters than the most a token holds times the tokens left, of the
@@ -529,7 +490,7 @@ class Packer:
         if self.explain:
             return False
         passage = self.details.passage(uri, limit, first)
-        if not self.beyond_floor(packing, uri, passage):
+        if not self.forms.beyond_floor(packing, uri, passage):
             return False
         at = packing.copy_at(uri, passage.text)
         if at is None:

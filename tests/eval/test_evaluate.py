@@ -335,7 +335,7 @@ def builder_for(rag: VaultRAG, question: str) -> NoteBuilder:
 
 def packed_form(packer: Packer, budget: int, uri: str, text: str) -> QueryNote:
     """The form of ``uri`` a baseline packed, by its text: in its room or a smaller one."""
-    rooms = packer.fill_rooms(uri, packer.related_limit(uri, budget))
+    rooms = packer.forms.rooms(uri, packer.related_limit(uri, budget))
     forms = [packer.search_note(uri, room) for room in rooms]
     return next(f for f in forms if shown_text(uri, f.title, f.note.details) == text)
 
@@ -421,7 +421,7 @@ def test_a_baseline_note_is_rendered_as_query_mode_renders_the_same_search_hit(
     for hit in hits:
         shown = json.dumps(hit, ensure_ascii=False, separators=(",", ":"))
         # the note in its room, or (the fill's last tokens) in a smaller one
-        rooms = packer.fill_rooms(hit["uri"], packer.related_limit(hit["uri"], budget))
+        rooms = packer.forms.rooms(hit["uri"], packer.related_limit(hit["uri"], budget))
         forms = [doc_json(packer.search_note(hit["uri"], room)) for room in rooms]
         assert forms[0] == doc_json(build(hit["uri"]))
         assert shown in forms

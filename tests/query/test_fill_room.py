@@ -1,4 +1,4 @@
-"""The fill's last tokens (graphrag/query/pack.py ``Packer.fill_note``): a hit of
+"""The fill's last tokens (graphrag/query/fill.py ``FillForms.fill_note``): a hit of
 ``hybrid_search``'s ranking that does not fit whole in what is left shows a shorter form
 of itself (its best passage, then ``MIN_ENTRY_CHARS`` of it) before a note ranked below it
 is tried."""
