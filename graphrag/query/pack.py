@@ -46,7 +46,10 @@ there. The budget is spent in this order:
    its own focus (no ``focusUri``). A hit needs evidence of its own to be fused
    (``search_hits``); ``hybrid_search``'s ranking (graph votes included) fills what
    is left after everything else (``fill_hits``), past ``max_documents`` while
-   tokens remain: the cap bounds the notes query mode chooses, not the fill. A fill
+   tokens remain: the cap bounds the notes query mode chooses, not the fill. Query
+   mode's own order ends at its first note left out for room (later ones whose
+   passage is shown are still named as copies): past it its notes would get in by
+   being short, not by rank, and the fill takes over. A fill
    hit longer than what is left shows a shorter form of itself, as an entry does,
    before a note ranked below it is tried (``fill.py``).
    A note reached through a link to one of its headings or blocks
@@ -421,13 +424,15 @@ class Packer:
     def pack_related(
         self, packing: Packing, order: Iterable[Ranked | str], fill: bool = False
     ) -> None:
-        """Each note of ``order`` that fits, in order; ``fill``: only filling what is
+        """Each note of ``order`` that fits, in order, up to the first that does not
+        (then only copies of shown passages are named); ``fill``: only filling what is
         left (``explain`` does not list what did not fit), past ``max_documents``
         while tokens remain: the cap bounds the notes query mode chooses, and short
         notes reached it with the budget unspent (kepano's 15 took 1,725 of 4,000
         tokens), leaving out notes ``hybrid_search`` would show."""
         order = list(order)
         upto, step = 0, READ_AHEAD
+        seen, ended = len(packing.skipped), False
         for n, item in enumerate(order):
             uri = item_uri(item)
             title = self.graph.info(uri).title
@@ -439,6 +444,16 @@ class Packer:
                 continue
             present = packing.named()
             if uri in present:
+                continue
+            # Query mode's own order ends at its first note left out for room: past it,
+            # its notes would get in by being short, not by rank, and the fill
+            # (``hybrid_search``'s ranking, best first, in smaller forms) spends what is
+            # left. A note whose passage is shown already is still named as a copy.
+            if not fill and not ended:
+                ended = any(s.reason == "budget" for s in packing.skipped[seen:])
+                seen = len(packing.skipped)
+            if ended:
+                self.named_if_copy(packing, item, title)
                 continue
             # The fill may show a hit in its smallest room (``FillForms.fill_note``).
             most = MIN_ENTRY_CHARS if fill else None
@@ -469,6 +484,21 @@ class Packer:
             packing.add_new(
                 query_note(self.graph, restated, self.details, self.fs, self.explain, first, limit)
             )
+
+    def named_if_copy(self, packing: Packing, item: Ranked | str, title: str) -> None:
+        """Name ``item`` on the document holding its passage (in its room), if one does
+        (``Packing.name_copy``: a name, not a slot); else it is left out for room."""
+        uri = item_uri(item)
+        first: Sequence[int] = ()
+        if not isinstance(item, str):
+            restated = restate(self.graph, item, packing.uris())
+            first = self.linked_section(restated) if restated is not None else ()
+        passage = self.details.passage(uri, self.related_limit(uri, packing.budget), first)
+        at = packing.copy_at(uri, passage.text)
+        if at is None:
+            packing.skip(uri, title, "budget")
+        else:
+            packing.name_copy(at, uri, title)
 
     def surely_too_big(self, packing: Packing, uri: str, most: int | None = None) -> bool:
         """More characters than the most a token holds times the tokens left, of the

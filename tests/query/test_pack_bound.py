@@ -124,7 +124,10 @@ def test_the_floor_leaves_the_answer_as_it_was_and_builds_fewer_notes(
 
     assert floored == unfloored
     assert with_floor["left out"] > 0 and built["left out"] == 0
-    assert with_floor["notes"] < built["notes"] * 0.7  # late candidates are not built
+    # Late candidates are not built. Query mode's own order ends at its first note left
+    # out for room (``Packer.pack_related``), so few are left for the floor to settle:
+    # 171 notes built against 186 without it (before that end, 274 against 609).
+    assert with_floor["notes"] < built["notes"]
     assert with_floor["copies named unbuilt"] > 0  # the copy path of the floor was taken
     assert any('"copies"' in text for text, _, _ in floored)
 
