@@ -29,7 +29,7 @@ budget like the rest. See docs/architecture.md ("Text shown to a model").
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
 from graphrag.config.details import DetailsSettings
@@ -69,10 +69,16 @@ class Embeds:
         resolve: Callable[[str], dict[str, str]],
         body: Callable[[str], str],
         settings: DetailsSettings | None = None,
+        keep: Callable[[Hashable, Callable[[], tuple[str | None]]], tuple[str | None]]
+        | None = None,
     ) -> None:
         self.resolve = resolve
         self.body = body
         self.settings = settings or DetailsSettings()
+        # ``keep(key, build)``: a generation's cache (``NoteText.memo``) for what an embed
+        # shows. A note is inlined once per room it is shown in (query mode's fill tries
+        # three), and finding a heading's section reads the embedded note's every line.
+        self.keep = keep
 
     def inline(self, uri: str, text: str, max_chars: int | None = None) -> str:
         """``text`` (all or part of ``uri``'s text) with its embeds inlined, each in at
@@ -157,6 +163,11 @@ class Embeds:
 
     def section(self, target: EmbedTarget) -> str | None:
         """What an embed of ``target`` shows (None when the heading or block is missing)."""
+        if self.keep is None:
+            return self._section(target)
+        return self.keep(("embed-section", target), lambda: (self._section(target),))[0]
+
+    def _section(self, target: EmbedTarget) -> str | None:
         body = self.body(target.uri)
         sub = target.subpath
         text: str | None

@@ -150,7 +150,15 @@ def query_passage(
             chosen.append(j)
             used += cost
     if not chosen:
-        return Passage(excerpt(texts[order[0]], limit)[0], True)
+        best_chunk = order[0]
+
+        def cut() -> str:
+            return excerpt(texts[best_chunk], limit)[0]
+
+        # Kept for the generation: the fill's last form of a note is this excerpt, and the
+        # questions that meet the note mostly rank the same chunk of it best.
+        key = ("excerpt", uri, note_text.room_key(uri, embed_room), best_chunk, limit)
+        return Passage(note_text.memo(key, cut), True)
     chosen.sort()
     parts = [texts[chosen[0]]]
     for prev, j in zip(chosen, chosen[1:], strict=False):

@@ -41,7 +41,7 @@ class NoteText:
         self.settings = settings or DetailsSettings()
         self._memo = Memo(MEMO_CHARS)
         self.rows = NoteRows(index)  # what the texts are made from, read ahead in batches
-        self.embeds = Embeds(self._resolve, self.rows.body, self.settings)
+        self.embeds = Embeds(self._resolve, self.rows.body, self.settings, self.memo)
 
     def memo(
         self, key: Hashable, build: Callable[[], T], size: Callable[[T], int] | None = None

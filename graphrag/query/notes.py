@@ -51,6 +51,7 @@ class DetailSource:
             f"note-text {self.settings!r}", lambda: NoteText(index, self.settings)
         )
         self._last: tuple[tuple[str, int, tuple[int, ...]], Passage] | None = None
+        self._passage_chars: dict[str, int] = {}  # the fill asks twice a hit
 
     def __call__(self, uri: str, limit: int, first: Sequence[int] = ()) -> tuple[str, bool]:
         """``first``: positions of the note's chunks to show before its best ones (the
@@ -110,6 +111,12 @@ class DetailSource:
     def passage_chars(self, uri: str) -> int:
         """The ``limit`` that shows the note's best passage whole (properties
         included), as written: embeds get their share of it when inlined."""
+        got = self._passage_chars.get(uri)
+        if got is None:
+            got = self._passage_chars[uri] = self._best_passage_chars(uri)
+        return got
+
+    def _best_passage_chars(self, uri: str) -> int:
         head = self.property_lines(uri) if self.properties else ""
         extra = len(head) + 2 if head else 0
         i = self.corpus.index_of.get(uri)

@@ -285,7 +285,7 @@ class Packer:
     @cached_property
     def forms(self) -> FillForms:
         """The forms the fill's hits may take (``fill.py``), built as search hits."""
-        return FillForms(self.details, self.search_note, self.explain)
+        return FillForms(self.details, self.search_hit, self.explain)
 
     def pack(
         self,
@@ -552,6 +552,10 @@ class Packer:
         """A note found by its own match with the question, not through the graph;
         details in ``limit`` characters (``truncate_length`` by default)."""
         text, cut = self.details(uri, self.fs.truncate_length if limit is None else limit)
+        return self.search_hit(uri, text, cut)
+
+    def search_hit(self, uri: str, text: str, cut: bool) -> QueryNote:
+        """``search_note`` showing ``text`` as its details (``cut``: not the whole note)."""
         cand = Candidate(uri, 0, (), (), uri, Relation.MatchesQuestion, 0)
         note = related_note(self.graph, cand, text, cut)
         me = UriAndTitle(uri, note.title)

@@ -37,6 +37,11 @@ def doc_json(doc: Doc) -> str:
     return json.dumps(doc.to_json(with_explain=False), ensure_ascii=False, separators=_COMPACT)
 
 
+def json_block(doc: Doc, position: int) -> str:
+    """A document as the budget counts it in JSON output: its object, wherever it is."""
+    return doc_json(doc)
+
+
 def _quoted(text: str) -> str:
     return '"' + text.strip().replace('"', '\\"') + '"'
 
@@ -82,7 +87,7 @@ def doc_block(doc: Doc, position: int) -> str:
 def renderer(fmt: str) -> Callable[[Doc, int], str]:
     """The canonical form the budget counts for output format ``fmt``."""
     if fmt == "json":
-        return lambda doc, position: doc_json(doc)
+        return json_block
     if fmt == "prompt":
         return doc_block
     raise ConfigError(f"output format {fmt!r} is unknown; expected one of {', '.join(FORMATS)}")
