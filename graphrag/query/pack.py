@@ -49,7 +49,9 @@ there. The budget is spent in this order:
    tokens remain: the cap bounds the notes query mode chooses, not the fill. Query
    mode's own order ends at its first note left out for room (later ones whose
    passage is shown are still named as copies): past it its notes would get in by
-   being short, not by rank, and the fill takes over. A fill
+   being short, not by rank, and the fill takes over; a note two entries link to
+   that does not fit whole first shows a shorter form, as a fill hit does, since the
+   fill's text ranking puts it far down. A fill
    hit longer than what is left shows a shorter form of itself, as an entry does,
    before a note ranked below it is tried (``fill.py``).
    A note reached through a link to one of its headings or blocks
@@ -321,7 +323,13 @@ class Packer:
         joins = linked_by_entries(self.graph, [e.uri for e in entries]) - weak
         lead = [*hits[: self.qs.hybrid_graph_seeds], graph_best, *sorted(joins), *named]
         order = supported_first(fused, lead, bridges)
-        self.pack_related(packing, tried_first(order, self.identifier_hits))
+        # A join that does not fit whole shows a smaller form before the order goes on:
+        # the fill follows the text's ranking, which puts these notes far down (obsidian-
+        # help-2's oh2-16: *Community plugins*, two entries' link, text rank 37). Not the
+        # bridges: a passage links several, and shrunk they took the room the fill gives
+        # the text's best hits (oh2-21's *Bookmarks*, dendron2-17's google-docs export).
+        order = tried_first(order, self.identifier_hits)
+        self.pack_related(packing, order, shrink=frozenset(joins))
         self.pack_related(packing, rest, fill=True)
         if not packing.stopped_by_budget():
             self.pack_lists(packing)
@@ -422,10 +430,16 @@ class Packer:
 
     # -- related notes and search hits --------------------------------------------------
     def pack_related(
-        self, packing: Packing, order: Iterable[Ranked | str], fill: bool = False
+        self,
+        packing: Packing,
+        order: Iterable[Ranked | str],
+        fill: bool = False,
+        shrink: frozenset[str] = frozenset(),
     ) -> None:
         """Each note of ``order`` that fits, in order, up to the first that does not
-        (then only copies of shown passages are named); ``fill``: only filling what is
+        (then only copies of shown passages are named); a note of ``shrink`` that does
+        not fit whole is tried in the fill's smaller forms first (``shrunk``) and does
+        not end the order unless none fits; ``fill``: only filling what is
         left (``explain`` does not list what did not fit), past ``max_documents``
         while tokens remain: the cap bounds the notes query mode chooses, and short
         notes reached it with the budget unspent (kepano's 15 took 1,725 of 4,000
@@ -456,7 +470,7 @@ class Packer:
                 self.named_if_copy(packing, item, title)
                 continue
             # The fill may show a hit in its smallest room (``FillForms.fill_note``).
-            most = MIN_ENTRY_CHARS if fill else None
+            most = MIN_ENTRY_CHARS if fill or uri in shrink else None
             if self.surely_too_big(packing, uri, most):  # not built
                 packing.skip(uri, title, "budget")
                 continue
@@ -469,7 +483,7 @@ class Packer:
                 )
             limit = self.related_limit(uri, packing.budget)
             if isinstance(item, str):
-                if fill:
+                if fill or uri in shrink:
                     self.forms.fill_note(packing, uri, title, limit)
                 elif not self.left_out(packing, uri, title, (), limit):
                     packing.add_new(self.search_note(item, limit))
@@ -479,11 +493,37 @@ class Packer:
                 packing.skip(uri, title, "its entry is not in the result")
                 continue
             first = self.linked_section(restated)
+            if uri in shrink:
+                self.shrunk(packing, restated, title, first, limit)
+                continue
             if self.left_out(packing, uri, title, first, limit):
                 continue
             packing.add_new(
                 query_note(self.graph, restated, self.details, self.fs, self.explain, first, limit)
             )
+
+    def shrunk(
+        self, packing: Packing, item: Ranked, title: str, first: Sequence[int], limit: int
+    ) -> None:
+        """``item`` in its room, or when that does not fit what is left, in a smaller
+        one (its best passage, then ``MIN_ENTRY_CHARS``), as the fill's hits are
+        (``FillForms.fill_note``); left out for room when none fits."""
+        uri = item.found.cand.uri
+        for room in self.forms.rooms(uri, limit):
+            passage = self.details.passage(uri, room, first)
+            if self.forms.beyond_floor(packing, uri, passage):
+                at = packing.copy_at(uri, passage.text)
+                if at is not None:
+                    packing.name_copy(at, uri, title)
+                    return
+                continue
+            doc = query_note(self.graph, item, self.details, self.fs, self.explain, first, room)
+            if packing.copy_of(doc) is not None:
+                packing.add_new(doc)
+                return
+            if packing.add(doc, record=False):
+                return
+        packing.skip(uri, title, "budget")
 
     def named_if_copy(self, packing: Packing, item: Ranked | str, title: str) -> None:
         """Name ``item`` on the document holding its passage (in its room), if one does
