@@ -45,7 +45,9 @@ class Spending(Protocol):
     """What the fill asks of the budget as it is spent (``pack.Packing``)."""
 
     tokenizer: TokenCounter
-    render: Callable[[EntryNote | QueryNote, int], str]
+
+    @property
+    def render(self) -> Callable[[EntryNote | QueryNote, int], str]: ...
 
     @property
     def left(self) -> int: ...
