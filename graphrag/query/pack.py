@@ -466,12 +466,11 @@ class Packer:
             if not fill and not ended:
                 ended = any(s.reason == "budget" for s in packing.skipped[seen:])
                 seen = len(packing.skipped)
-            if ended:
-                self.named_if_copy(packing, item, title)
-                continue
+                if ended:  # the notes weighed from here are all read: a new batch
+                    upto, step = n, READ_AHEAD
             # The fill may show a hit in its smallest room (``FillForms.fill_note``).
             most = MIN_ENTRY_CHARS if fill or uri in shrink else None
-            if self.surely_too_big(packing, uri, most):  # not built
+            if not ended and self.surely_too_big(packing, uri, most):  # not built
                 packing.skip(uri, title, "budget")
                 continue
             if n >= upto:  # the rows of the next notes to weigh, in a few queries
@@ -479,8 +478,11 @@ class Packer:
                 self.details.read_ahead(
                     u
                     for u in map(item_uri, order[n:upto])
-                    if u not in present and not self.surely_too_big(packing, u, most)
+                    if u not in present and (ended or not self.surely_too_big(packing, u, most))
                 )
+            if ended:
+                self.named_if_copy(packing, item, title)
+                continue
             limit = self.related_limit(uri, packing.budget)
             if isinstance(item, str):
                 if fill or uri in shrink:
