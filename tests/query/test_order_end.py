@@ -6,48 +6,10 @@ shown already is still named as a copy: that costs a name, not a slot."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from graphrag.api import VaultRAG
-from graphrag.eval.baselines import NoteBuilder
-from graphrag.query.pack import Packer, Packing
-from graphrag.query.render import doc_json, renderer
-from tests.support.query_vault import make_rag
-
-QUESTION = "when do beekeepers harvest honey from the hives"
-TOOLS = [f"Bees/Tool {i:02d}" for i in range(30)]
-LARGE = 4000  # a budget where a related note's room is truncate_length
-
-
-def _apiary() -> dict[str, str]:
-    files = {
-        f"{uri}.md": f"# {uri[5:]}\n\nBeekeepers harvest honey from the hives with "
-        f"{uri[5:].lower()}. " + " ".join(f"t{i}w{j}" for j in range(60)) + "\n"
-        for i, uri in enumerate(TOOLS)
-    }
-    # A long note: whole, it takes a related note's full room.
-    para = "The honey harvest waits until the comb is capped; " + " ".join(
-        f"w{j}" for j in range(40)
-    )
-    files["Almanac.md"] = "# Almanac\n\n" + "\n\n".join(
-        para.replace("w", f"m{k}w") for k in range(12)
-    )
-    files["Kitchen/Recipe.md"] = "# Recipe\n\nA cake sweetened with honey.\n"
-    # The first tool's text in a second folder: a copy of it.
-    files["Shed/Tool 00.md"] = files["Bees/Tool 00.md"]
-    return files
-
-
-def _packer(tmp_path: Path) -> tuple[Packer, VaultRAG]:
-    rag = make_rag(tmp_path, _apiary())
-    snap = rag.snapshot
-    scores = rag.embed_query(QUESTION) @ snap.corpus.matrix.T
-    return NoteBuilder(snap.index, snap.graph, snap.corpus, scores, rag.settings).packer, rag
-
-
-def _cost(packer: Packer, rag: VaultRAG, uri: str) -> int:
-    note = packer.search_note(uri, packer.related_limit(uri, LARGE))
-    return rag.tokenizer.count(doc_json(note))
+from graphrag.query.pack import Packing
+from graphrag.query.render import renderer
+from tests.support.apiary import TOOLS, apiary_packer, hit_cost
 
 
 def _packing(rag: VaultRAG, budget: int) -> Packing:
@@ -56,12 +18,12 @@ def _packing(rag: VaultRAG, budget: int) -> Packing:
 
 
 def test_query_modes_order_ends_at_its_first_note_that_does_not_fit(tmp_path):
-    packer, rag = _packer(tmp_path)
-    tools = sum(_cost(packer, rag, u) for u in TOOLS)
+    packer, rag = apiary_packer(tmp_path, copy=True)
+    tools = sum(hit_cost(packer, rag, u) for u in TOOLS)
     # The tools leave room for the short recipe, not for the almanac whole.
-    budget = tools + _cost(packer, rag, "Almanac") - 1
+    budget = tools + hit_cost(packer, rag, "Almanac") - 1
     assert packer.related_limit("Almanac", budget) == rag.settings.focus.truncate_length
-    assert _cost(packer, rag, "Kitchen/Recipe") < budget - tools
+    assert hit_cost(packer, rag, "Kitchen/Recipe") < budget - tools
     packing = _packing(rag, budget)
     packer.pack_related(packing, [*TOOLS, "Almanac", "Kitchen/Recipe"])
     # The recipe, ranked below the almanac, does not take the last tokens by being short.
@@ -74,9 +36,9 @@ def test_query_modes_order_ends_at_its_first_note_that_does_not_fit(tmp_path):
 
 
 def test_a_note_past_the_end_of_the_order_is_still_named_as_a_copy(tmp_path):
-    packer, rag = _packer(tmp_path)
-    tools = sum(_cost(packer, rag, u) for u in TOOLS)
-    budget = tools + _cost(packer, rag, "Almanac") - 1
+    packer, rag = apiary_packer(tmp_path, copy=True)
+    tools = sum(hit_cost(packer, rag, u) for u in TOOLS)
+    budget = tools + hit_cost(packer, rag, "Almanac") - 1
     packing = _packing(rag, budget)
     packer.pack_related(packing, [*TOOLS, "Almanac", "Kitchen/Recipe", "Shed/Tool 00"])
     assert [d.uri for d in packing.docs] == TOOLS
@@ -86,9 +48,9 @@ def test_a_note_past_the_end_of_the_order_is_still_named_as_a_copy(tmp_path):
 
 
 def test_the_order_goes_on_while_its_notes_fit(tmp_path):
-    packer, rag = _packer(tmp_path)
+    packer, rag = apiary_packer(tmp_path, copy=True)
     order = [*TOOLS, "Almanac", "Kitchen/Recipe"]
-    budget = sum(_cost(packer, rag, u) for u in order) + 50
+    budget = sum(hit_cost(packer, rag, u) for u in order) + 50
     packing = _packing(rag, budget)
     packer.pack_related(packing, order)
     assert [d.uri for d in packing.docs] == order
