@@ -7,20 +7,21 @@ notes left out for room still end the order (tests/query/test_order_end.py)."""
 from __future__ import annotations
 
 from graphrag.query.pack import Packer
-from tests.query.test_order_end import LARGE, TOOLS, _cost, _packer, _packing
+from tests.query.test_order_end import _packing
+from tests.support.apiary import LARGE, TOOLS, apiary_packer, hit_cost
 
 
 def _budget(packer: Packer, rag) -> int:
     # The tools leave room for the short recipe and for a shorter almanac, not for the
     # almanac whole.
-    tools = sum(_cost(packer, rag, u) for u in TOOLS)
-    budget = tools + _cost(packer, rag, "Almanac") - 1
+    tools = sum(hit_cost(packer, rag, u) for u in TOOLS)
+    budget = tools + hit_cost(packer, rag, "Almanac") - 1
     assert packer.related_limit("Almanac", budget) == packer.related_limit("Almanac", LARGE)
     return budget
 
 
 def test_a_join_that_does_not_fit_whole_shows_a_smaller_form_in_the_order(tmp_path):
-    packer, rag = _packer(tmp_path)
+    packer, rag = apiary_packer(tmp_path, copy=True)
     budget = _budget(packer, rag)
     packing = _packing(rag, budget)
     packer.pack_related(
@@ -29,12 +30,12 @@ def test_a_join_that_does_not_fit_whole_shows_a_smaller_form_in_the_order(tmp_pa
     shown = [d.uri for d in packing.docs]
     assert shown[: len(TOOLS) + 1] == [*TOOLS, "Almanac"]
     assert packing.used <= budget
-    assert packing.costs[len(TOOLS)] < _cost(packer, rag, "Almanac")
+    assert packing.costs[len(TOOLS)] < hit_cost(packer, rag, "Almanac")
     assert not any(s.uri == "Almanac" for s in packing.skipped)
 
 
 def test_a_note_not_to_shrink_still_ends_the_order(tmp_path):
-    packer, rag = _packer(tmp_path)
+    packer, rag = apiary_packer(tmp_path, copy=True)
     packing = _packing(rag, _budget(packer, rag))
     packer.pack_related(
         packing, [*TOOLS, "Almanac", "Kitchen/Recipe"], shrink=frozenset({"Kitchen/Recipe"})
