@@ -10,9 +10,8 @@ import pytest
 
 from graphrag.details.rows import NoteRows
 from graphrag.query import notes
-from graphrag.query.render import json_text, render_prompt
 from tests.query.test_pack_bound import QUESTION, _hub
-from tests.support.query_vault import make_rag
+from tests.support.query_vault import answers_by_budget, make_rag
 
 VAULT = {
     "Cellar.md": "---\nrating: 4\nshelf: [a, b]\n---\n# Cellar\n\nThe cellar keeps cheese.\n",
@@ -57,12 +56,7 @@ def test_packing_reads_the_notes_it_weighs_in_batches(
 
     def answers(files_dir: Path) -> list[tuple[str, str]]:
         rag = make_rag(files_dir, _hub())  # late candidates long and short, copies among them
-        out = []
-        for budget in range(400, 2401, 100):
-            for output in ("json", "prompt"):
-                r = rag.query(QUESTION, budget=budget, seed=0, output=output)
-                out.append((json_text(r), render_prompt(r)))
-        return out
+        return answers_by_budget(rag, QUESTION, range(400, 2401, 100))
 
     with_batches = answers(tmp_path / "a")
     batched = reads.copy()

@@ -14,8 +14,8 @@ import pytest
 from graphrag.api import VaultRAG
 from graphrag.details.passages import Passage
 from graphrag.query import fill
-from graphrag.query.render import doc_json, json_text, render_prompt
-from tests.support.query_vault import make_rag
+from graphrag.query.render import doc_json
+from tests.support.query_vault import answers_by_budget, make_rag
 
 QUESTION = "[[Themes]] colours and fonts for a theme"
 
@@ -59,12 +59,7 @@ def rag(tmp_path_factory: pytest.TempPathFactory) -> VaultRAG:
 
 
 def _answers(rag: VaultRAG) -> list[tuple[str, str]]:
-    out = []
-    for budget in range(300, 4001, 100):
-        for output in ("json", "prompt"):
-            r = rag.query(QUESTION, budget=budget, seed=0, output=output)
-            out.append((json_text(r), render_prompt(r)))
-    return out
+    return answers_by_budget(rag, QUESTION, range(300, 4001, 100))
 
 
 def test_the_hit_floor_is_never_more_than_the_hit_costs(

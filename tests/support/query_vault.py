@@ -13,7 +13,7 @@ from typing import Any
 
 from graphrag.api import VaultRAG
 from graphrag.config import load_settings
-from graphrag.query.render import doc_json
+from graphrag.query.render import doc_json, json_text, render_prompt
 from tests.support.fakes import HashEmbedder
 from tests.support.files import write
 
@@ -54,3 +54,14 @@ def uris(docs: Any) -> list[str]:
 def json_tokens(rag: VaultRAG, result: Any) -> int:
     """What the budget should have counted for a JSON result: each note's compact JSON."""
     return sum(rag.tokenizer.count(doc_json(d)) for d in (*result.entries, *result.related))
+
+
+def answers_by_budget(rag: VaultRAG, question: str, budgets: range) -> list[tuple[str, str]]:
+    """Query mode's JSON and prompt for ``question`` at each budget (seeded): what a
+    packing change that must not change output is compared on."""
+    out = []
+    for budget in budgets:
+        for output in ("json", "prompt"):
+            r = rag.query(question, budget=budget, seed=0, output=output)
+            out.append((json_text(r), render_prompt(r)))
+    return out
