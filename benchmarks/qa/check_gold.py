@@ -31,6 +31,7 @@ KNOWN_SETS = {
     "obsidian-hub-2.jsonl": REPO.parent / "shared" / "vaults" / "obsidian-hub",
     "obsidian-help-3.jsonl": REPO.parent / "shared" / "vaults" / "obsidian-help",
     "dnd-srd-3.jsonl": REPO.parent / "shared" / "vaults" / "dnd-srd-wiki",
+    "obsidian-hub-3.jsonl": REPO.parent / "shared" / "vaults" / "obsidian-hub",
 }
 
 
