@@ -32,6 +32,7 @@ KNOWN_SETS = {
     "obsidian-help-3.jsonl": REPO.parent / "shared" / "vaults" / "obsidian-help",
     "dnd-srd-3.jsonl": REPO.parent / "shared" / "vaults" / "dnd-srd-wiki",
     "obsidian-hub-3.jsonl": REPO.parent / "shared" / "vaults" / "obsidian-hub",
+    "dendron-3.jsonl": REPO.parent / "shared" / "vaults" / "dendron-site",
 }
 
 
