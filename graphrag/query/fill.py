@@ -20,7 +20,7 @@ included (a form's passage is still checked against what is shown).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -79,24 +79,48 @@ class FillForms:
     def fill_note(self, packing: Spending, uri: str, title: str, limit: int) -> None:
         """A hit of the fill (``hybrid_search``'s ranking, past query mode's own notes) in
         its room (``limit``); when that does not fit what is left, in a smaller one, as an
-        entry: its best passage, then ``MIN_ENTRY_CHARS`` of it. The fill is one ranking,
-        best first: skipped, the hit would give its place to a note ranked below it that
-        happens to be short, and the last tokens would buy by length, not by rank (from-links
-        obsidian-help at 4,000 tokens: of the 12 targets ``hybrid`` showed and query mode
-        did not, 11 were skipped by the fill for room, with 9 to 176 tokens left)."""
+        entry: its best passage, then ``MIN_ENTRY_CHARS`` of it (``shrunk``). The fill is
+        one ranking, best first: skipped, the hit would give its place to a note ranked
+        below it that happens to be short, and the last tokens would buy by length, not by
+        rank (from-links obsidian-help at 4,000 tokens: of the 12 targets ``hybrid``
+        showed and query mode did not, 11 were skipped by the fill for room, with 9 to 176
+        tokens left)."""
+
+        def build(room: int, passage: Passage) -> QueryNote:
+            return self.hit(uri, passage.text, passage.cut)
+
+        self.shrunk(packing, uri, title, limit, build, self.hit_beyond)
+
+    def shrunk(
+        self,
+        packing: Spending,
+        uri: str,
+        title: str,
+        limit: int,
+        build: Callable[[int, Passage], EntryNote | QueryNote],
+        beyond: Callable[[Spending, str, Passage], bool],
+        first: Sequence[int] = (),
+    ) -> None:
+        """``uri`` in the first of its ``rooms`` that fits what is left, as ``build`` makes
+        it from a room and its passage (``first`` chunks first); left out for room when
+        none fits. A room whose floor is more than is left (``beyond``) is settled unbuilt,
+        as in ``Packer.left_out``, but its passage is still named as a copy if it is shown
+        already, as ``add_new`` would. The fill's hits take these forms (``fill_note``),
+        and so does a note two entries link to in query mode's own order
+        (``Packer.pack_related``'s ``shrink``)."""
         rooms = self.rooms(uri, limit)
         for n, room in enumerate(rooms):
-            passage = self.details.passage(uri, room)
-            if self.hit_beyond(packing, uri, passage):  # not built, as in ``left_out``
+            passage = self.details.passage(uri, room, first)
+            if beyond(packing, uri, passage):  # not built
                 at = packing.copy_at(uri, passage.text)
-                if at is not None:  # named as a copy, as ``add_new`` would
+                if at is not None:
                     packing.name_copy(at, uri, title)
                     return
                 if n == len(rooms) - 1:
                     packing.skip(uri, title, "budget")
                     return
                 continue
-            doc = self.hit(uri, passage.text, passage.cut)
+            doc = build(room, passage)
             if packing.copy_of(doc) is not None:
                 packing.add_new(doc)
                 return

@@ -86,6 +86,7 @@ from graphrag.budget import MIN_NOTE_TOKENS, TokenCounter
 from graphrag.config.focus import FocusSettings
 from graphrag.config.query import QuerySettings
 from graphrag.details.anchors import section_chunks
+from graphrag.details.passages import Passage
 from graphrag.focus.mode import related_note
 from graphrag.focus.relations import CHILD, OBJECT, PARENT, classify
 from graphrag.focus.traverse import Candidate
@@ -509,23 +510,14 @@ class Packer:
     ) -> None:
         """``item`` in its room, or when that does not fit what is left, in a smaller
         one (its best passage, then ``MIN_ENTRY_CHARS``), as the fill's hits are
-        (``FillForms.fill_note``); left out for room when none fits."""
+        (``FillForms.shrunk``): a related note with the section its link names first,
+        settled unbuilt by the note's floor; left out for room when none fits."""
+
+        def build(room: int, passage: Passage) -> QueryNote:
+            return query_note(self.graph, item, self.details, self.fs, self.explain, first, room)
+
         uri = item.found.cand.uri
-        for room in self.forms.rooms(uri, limit):
-            passage = self.details.passage(uri, room, first)
-            if self.forms.beyond_floor(packing, uri, passage):
-                at = packing.copy_at(uri, passage.text)
-                if at is not None:
-                    packing.name_copy(at, uri, title)
-                    return
-                continue
-            doc = query_note(self.graph, item, self.details, self.fs, self.explain, first, room)
-            if packing.copy_of(doc) is not None:
-                packing.add_new(doc)
-                return
-            if packing.add(doc, record=False):
-                return
-        packing.skip(uri, title, "budget")
+        self.forms.shrunk(packing, uri, title, limit, build, self.forms.beyond_floor, first)
 
     def named_if_copy(self, packing: Packing, item: Ranked | str, title: str) -> None:
         """Name ``item`` on the document holding its passage (in its room), if one does

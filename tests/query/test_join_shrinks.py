@@ -6,7 +6,11 @@ notes left out for room still end the order (tests/query/test_order_end.py)."""
 
 from __future__ import annotations
 
+from graphrag.focus.traverse import Candidate
 from graphrag.query.pack import Packer
+from graphrag.query.score import Found, Ranked
+from graphrag.results.notes import Relation
+from graphrag.results.query import QueryNote
 from tests.query.test_order_end import _packing
 from tests.support.apiary import LARGE, TOOLS, apiary_packer, hit_cost
 
@@ -42,3 +46,21 @@ def test_a_note_not_to_shrink_still_ends_the_order(tmp_path):
     )
     assert [d.uri for d in packing.docs] == TOOLS
     assert any(s.uri == "Almanac" and s.reason == "budget" for s in packing.skipped)
+
+
+def test_a_join_reached_through_the_graph_shrinks_as_a_related_note(tmp_path):
+    # The same walk over the fill's forms (``FillForms.shrunk``), built as a related note:
+    # its relation to the entry it was reached from, not a search hit.
+    packer, rag = apiary_packer(tmp_path, copy=True)
+    budget = _budget(packer, rag)
+    packing = _packing(rag, budget)
+    packer.pack_related(packing, TOOLS)
+    cand = Candidate("Almanac", 1, (), (), TOOLS[0], Relation.Object, 0)
+    join = Ranked(Found(cand, True, (TOOLS[0], "Almanac"), ""), None)  # type: ignore[arg-type]
+    whole = packing.cost(packer.search_note("Almanac", packer.related_limit("Almanac", budget)))
+    assert whole > packing.left
+    packer.pack_related(packing, [join], shrink=frozenset({"Almanac"}))
+    assert [d.uri for d in packing.docs] == [*TOOLS, "Almanac"]
+    shown = packing.docs[-1]
+    assert isinstance(shown, QueryNote) and shown.note.relation == Relation.Object
+    assert shown.focus.uri == TOOLS[0] and packing.used <= budget
