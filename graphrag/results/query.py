@@ -16,8 +16,9 @@ the result's first entry note (the default: a relation without one is to the
 first entry), and a search hit's ``focusUri`` (itself); on both, a ``title``
 that is the uri's file name (``Buy wisely`` for ``Clippings/Buy wisely``), a
 ``parentUriAndTitle`` its uri already spells (``References`` for
-``References/Out of Control``), the title of an entry's list item that is its
-uri's file name, ``detailsTruncated`` when the details show the
+``References/Out of Control``), the title of an entry's list item, a related
+note's link's far end (``subjectUriAndTitle``, ``objectUriAndTitle``) or a copy
+that is its uri's file name, ``detailsTruncated`` when the details show the
 cut mark ``…`` (at their end or on a line of its own), and a ``createdAt`` its details already
 show (a ``created:`` or ``date:`` property line of the same day); a
 ``createdAt`` shown is the day (``2024-05-01``), not the second.
@@ -46,6 +47,12 @@ LIST_KEYS = frozenset(
 )
 
 
+# The far ends of a related note's link, named as ``{uri, title}``: keys of query mode
+# alone. ``parentUriAndTitle`` keeps its shape: every note pays it, the baselines' too
+# (``eval/baselines.py`` renders their notes as search hits).
+NAMED_KEYS = frozenset({"subjectUriAndTitle", "objectUriAndTitle"})
+
+
 def _said_elsewhere(out: dict[str, Any]) -> None:
     """Drop the keys of a note's JSON that its uri and details already say, and show
     ``createdAt`` as its day: in query mode every key costs budget."""
@@ -60,6 +67,8 @@ def _said_elsewhere(out: dict[str, Any]) -> None:
         # An entry's lists are packed last (``query/pack.py``): a shorter name fits more
         # names in what the notes left, and changes no note.
         out[key] = [_by_uri(v) for v in out[key]]
+    for key in NAMED_KEYS & out.keys():
+        out[key] = _by_uri(out[key])  # named as a list item is
     details = out.get("details", "")
     if out.get("detailsTruncated") and _shows_cut(details):
         del out["detailsTruncated"]  # the cut mark says so, where the text was cut
@@ -138,7 +147,7 @@ class EntryNote:
         _said_elsewhere(out)
         out["matchedBy"] = list(self.matched_by)
         if self.copies:
-            out["copies"] = [c.to_json() for c in self.copies]
+            out["copies"] = [_by_uri(c.to_json()) for c in self.copies]
         if with_explain and self.explain is not None:
             out["explain"] = self.explain.to_json()
         return out
@@ -202,7 +211,7 @@ class QueryNote:
         if self.shared_tags:
             out["sharedTags"] = list(self.shared_tags)
         if self.copies:
-            out["copies"] = [c.to_json() for c in self.copies]
+            out["copies"] = [_by_uri(c.to_json()) for c in self.copies]
         if with_explain and self.explain is not None:
             out["explain"] = self.explain.to_json()
         return out

@@ -236,7 +236,8 @@ def test_a_duplicated_folder_takes_one_slot_and_names_the_copy(tmp_path):
     holder = next(d for d in _all_notes(result) if d.uri in shown and "Ghoul" in d.note.details)
     copy = ({"Monsters/Ghoul", "Monsters (Alt)/Monsters G"} - {holder.uri}).pop()
     assert [c.uri for c in holder.copies] == [copy]
-    assert holder.to_json()["copies"] == [{"uri": copy, "title": copy.rsplit("/", 1)[-1]}]
+    # named by its uri alone: its title is the uri's file name (``Monsters G``, ``Ghoul``)
+    assert holder.to_json()["copies"] == [{"uri": copy}]
     assert (copy, f"copy of {holder.uri}") in {(s.uri, s.reason) for s in result.skipped or ()}
     # the prompt names the copy, and eval counts it as retrieved (its text is there)
     prompt = rag.query("ghoul claws paralyzed saving throw", budget=2000, seed=0, output="prompt")
@@ -438,6 +439,33 @@ def test_an_entry_list_names_a_note_by_its_uri_alone_where_the_uri_spells_its_ti
     assert entry["outboundLinks"] == [{"uri": "Ideas/Gone", "kind": "ghost"}]
     # only the lists, packed after the notes: the keys every note pays keep their shape
     assert entry["parentUriAndTitle"] == clippings.to_json()
+
+
+def test_a_links_far_end_and_a_copy_are_named_by_their_uri_where_it_spells_their_title():
+    from graphrag.results.notes import RelatedNote, UriAndTitle
+
+    clippings = UriAndTitle("Categories/Clippings", "Clippings")
+    titled = UriAndTitle("People/ann", "Ann Smith")  # a front-matter title: kept
+    entry = UriAndTitle("Clippings/Buy wisely", "Buy wisely")
+    index = UriAndTitle("Recipes/index", "index")  # a parent the uri does not spell
+    note = RelatedNote(
+        "Recipes/Tart",
+        "Tart",
+        "rating: 7",
+        Relation.SharesPropertyValue,
+        parent=index,
+        subject=titled,
+        object=clippings,
+        predicate="categories",
+    )
+    me = UriAndTitle("Recipes/Tart", "Tart")
+    copies = (UriAndTitle("Recipes (Alt)/Tart", "Tart"), titled)
+    out = QueryNote(note, entry, (), 1, (entry, me), copies=copies).to_json()
+    assert out["objectUriAndTitle"] == {"uri": "Categories/Clippings"}
+    assert out["subjectUriAndTitle"] == titled.to_json()
+    assert out["copies"] == [{"uri": "Recipes (Alt)/Tart"}, titled.to_json()]
+    # the parent, a key every note pays (the baselines' search hits too), keeps its shape
+    assert out["parentUriAndTitle"] == index.to_json()
 
 
 # -- a related note's room at small budgets ----------------------------------------------------
