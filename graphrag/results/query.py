@@ -89,6 +89,11 @@ def _by_uri(named: dict[str, Any]) -> dict[str, Any]:
     return named
 
 
+def _copies_json(copies: tuple[UriAndTitle, ...]) -> list[dict[str, Any]]:
+    """The notes holding a shown note's text, each named as a list item is."""
+    return [_by_uri(c.to_json()) for c in copies]
+
+
 def _shows_cut(details: str) -> bool:
     """The details end with the cut mark or hold it on a line of its own (the gap
     between passages, ``details.passages.GAP``)."""
@@ -147,7 +152,7 @@ class EntryNote:
         _said_elsewhere(out)
         out["matchedBy"] = list(self.matched_by)
         if self.copies:
-            out["copies"] = [_by_uri(c.to_json()) for c in self.copies]
+            out["copies"] = _copies_json(self.copies)
         if with_explain and self.explain is not None:
             out["explain"] = self.explain.to_json()
         return out
@@ -211,7 +216,7 @@ class QueryNote:
         if self.shared_tags:
             out["sharedTags"] = list(self.shared_tags)
         if self.copies:
-            out["copies"] = [_by_uri(c.to_json()) for c in self.copies]
+            out["copies"] = _copies_json(self.copies)
         if with_explain and self.explain is not None:
             out["explain"] = self.explain.to_json()
         return out
