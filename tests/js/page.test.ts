@@ -94,4 +94,23 @@ describe("the page at /", () => {
     expect(await page.textContent(".turn .answer")).not.toContain("word100");
     await context.close();
   });
+
+  it("loads with no error in the console (no /favicon.ico 404) and opens a note", async () => {
+    const context = await browser.newContext();
+    await context.addInitScript((token) => localStorage.setItem("vault-graphrag.token", token), server.token);
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on("console", (m) => {
+      if (m.type() === "error") errors.push(`${m.text()} (${m.location().url})`);
+    });
+    page.on("pageerror", (e) => errors.push(e.message));
+    await page.goto(`${server.url}/`);
+    await expect.poll(() => page.textContent("#status")).toMatch(/^\d+ notes indexed/);
+    await page.fill("#search", "shepherd hut");
+    await expect.poll(() => page.locator("#search-results li a").count(), { timeout: 10_000 }).toBeGreaterThan(0);
+    await page.locator("#search-results li a").first().click();
+    await expect.poll(() => page.locator("#related li").count()).toBeGreaterThan(0);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
 });

@@ -5,6 +5,21 @@ import { replaceWikiLinks } from "../../client";
 
 const md = new MarkdownIt({ html: false, linkify: false, breaks: false });
 
+// The page loads nothing from the network (its Content-Security-Policy: images from this server
+// or data: only) and the server does not serve a vault's attachments, so a note's image other
+// than data: would only be a broken icon and a console error: it is shown as its alt text, a
+// link for a web address.
+const renderImage = md.renderer.rules.image!;
+md.renderer.rules.image = (tokens, idx, options, env, self) => {
+  const token = tokens[idx];
+  const src = token.attrGet("src") ?? "";
+  if (src.startsWith("data:")) return renderImage(tokens, idx, options, env, self);
+  const label = md.utils.escapeHtml(`image: ${self.renderInlineAsText(token.children ?? [], options, env) || src}`);
+  return /^https?:\/\//i.test(src)
+    ? `<a class="image" href="${md.utils.escapeHtml(src)}" rel="noreferrer noopener" target="_blank">${label}</a>`
+    : `<span class="image">${label}</span>`;
+};
+
 export const NOTE_HREF = "#note=";
 
 function escapeLinkText(text: string): string {
