@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from graphrag.cli.common import errors, filter_options, where
+from graphrag.cli.common import errors, filter_options, no_update_option, where
 from graphrag.cli.served import answer, no_server_option, served_filters
 from graphrag.config import Settings, load_settings
 
@@ -42,6 +42,7 @@ seed_option = click.option("--seed", type=int, help="Make the retrieval reproduc
 @click.command()
 @click.argument("question")
 @where
+@no_update_option
 @filter_options
 @model_option
 @options_option
@@ -57,6 +58,7 @@ def ask(
     vault: str,
     index_dir: str | None,
     config: str | None,
+    no_update: bool,
     filters: dict[str, Any],
     model: str | None,
     options: tuple[tuple[str, str], ...],
@@ -98,7 +100,7 @@ def ask(
             "prompt_only": True,
             "stream": False,
         }
-        served = answer(vault, index_dir, settings, no_server, "/ask", body)
+        served = answer(vault, index_dir, settings, no_server, "/ask", body, update=not no_update)
         if served is not None:
             print_prompt(served, as_json)
             return
@@ -109,7 +111,7 @@ def ask(
     chosen = None
     if not prompt_only:  # resolve first: an unconfigured model fails before any work
         chosen = get_model(model_name(settings.llm, model))
-    rag = VaultRAG.open(vault, settings=settings, index_dir=index_dir)
+    rag = VaultRAG.open(vault, settings=settings, index_dir=index_dir, update=not no_update)
     stream = None if as_json or prompt_only else lambda chunk: click.echo(chunk, nl=False)
     result = rag.ask(
         question,

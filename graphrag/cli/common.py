@@ -33,6 +33,13 @@ index_dir_option = click.option(
 config_option = click.option(
     "--config", type=click.Path(exists=True, dir_okay=False), help="A TOML settings file."
 )
+no_update_option = click.option(
+    "--no-update",
+    "no_update",
+    is_flag=True,
+    help="Answer from the index as it is, even if the vault changed since it was made (an "
+    "index shared read-only); by default it is brought up to date first.",
+)
 
 
 def where(fn: F) -> F:

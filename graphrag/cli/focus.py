@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from graphrag.cli.common import errors, open_vault, where
+from graphrag.cli.common import errors, no_update_option, open_vault, where
 from graphrag.cli.served import answer, no_server_option
 from graphrag.config import load_settings
 from graphrag.focus.render import json_dumps, json_text, render_prompt
@@ -13,6 +13,7 @@ from graphrag.focus.render import json_dumps, json_text, render_prompt
 @click.command()
 @click.argument("note")
 @where
+@no_update_option
 @click.option("--budget", type=click.IntRange(min=0), help="Tokens for related notes.")
 @click.option("--json", "fmt", flag_value="json", default=True, help="JSON output (default).")
 @click.option("--prompt", "fmt", flag_value="prompt", help="Markdown prompt for an LLM.")
@@ -26,6 +27,7 @@ def focus(
     vault: str,
     index_dir: str | None,
     config: str | None,
+    no_update: bool,
     budget: int | None,
     fmt: str,
     seed: int | None,
@@ -35,7 +37,7 @@ def focus(
 ) -> None:
     """The context around NOTE (a uri, path, title or alias) under a token budget.
 
-    The index is updated first if the vault changed. With `vault-graphrag serve`
+    The index is updated first if the vault changed (not with --no-update). With `vault-graphrag serve`
     running for the vault, the server answers (the same output, faster).
 
     \b
@@ -51,11 +53,11 @@ def focus(
         "exclude": list(exclude),
         "format": fmt,
     }
-    served = answer(vault, index_dir, settings, no_server, "/focus", body)
+    served = answer(vault, index_dir, settings, no_server, "/focus", body, update=not no_update)
     if served is not None:
         click.echo(served["prompt"] if fmt == "prompt" else json_dumps(served, indent=2))
         return
-    rag = open_vault(vault, index_dir, config, settings=settings)
+    rag = open_vault(vault, index_dir, config, update=not no_update, settings=settings)
     result = rag.focus(
         note, budget=budget, seed=seed, explain=explain, exclude=list(exclude), output=fmt
     )

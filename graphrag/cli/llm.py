@@ -15,13 +15,14 @@ from graphrag.answer.models import get_model, model_name, read_prompt_file
 from graphrag.api import VaultRAG
 from graphrag.batch.run import MODES, BatchStats, Item, note_items, read_items, run_batch
 from graphrag.cli.ask import model_option, options_option, seed_option, system_option
-from graphrag.cli.common import errors, where
+from graphrag.cli.common import errors, no_update_option, where
 from graphrag.config import load_settings
 
 
 @click.command()
 @click.argument("input_file", required=False, type=click.Path(exists=True, dir_okay=False))
 @where
+@no_update_option
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="JSON Lines output.")
 @click.option(
     "--mode",
@@ -58,6 +59,7 @@ def batch(
     vault: str,
     index_dir: str | None,
     config: str | None,
+    no_update: bool,
     out: str,
     mode: str | None,
     folder: tuple[str, ...],
@@ -94,7 +96,7 @@ def batch(
     name = None if no_model else model_name(settings.llm, model)
     chosen = get_model(name) if name else None  # fail fast on an unknown model
     system_text = read_prompt_file(system) if system else None
-    rag = VaultRAG.open(vault, settings=settings, index_dir=index_dir)
+    rag = VaultRAG.open(vault, settings=settings, index_dir=index_dir, update=not no_update)
     items: list[Item] = (
         read_items(input_file, mode or "auto")
         if input_file

@@ -17,6 +17,7 @@ from graphrag.cli.common import (
     errors,
     filter_options,
     index_dir_option,
+    no_update_option,
     open_vault,
     vault_option,
 )
@@ -28,16 +29,7 @@ from graphrag.search.modes import SEARCH_MODES
 def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
     """--vault, --index-dir, --config, --no-update and the filters, shared by query and
     search."""
-    return vault_option(index_dir_option(config_option(_no_update(filter_options(fn)))))
-
-
-_no_update = click.option(
-    "--no-update",
-    "no_update",
-    is_flag=True,
-    help="Answer from the index as it is, even if the vault changed since it was made (an "
-    "index shared read-only); by default it is brought up to date first.",
-)
+    return vault_option(index_dir_option(config_option(no_update_option(filter_options(fn)))))
 
 
 @click.command()

@@ -204,6 +204,8 @@ def _index_files(index_dir):
 
 
 NO_UPDATE_ASKS = {
+    "ask": ("ask", "roof of the hut", "--prompt-only", "--seed", "1"),
+    "focus": ("focus", "Huts/Roof", "--seed", "1"),
     "query": ("query", "roof of the hut", "--seed", "1"),
     "search": ("search", "roof of the hut", "--mode", "lexical", "--json"),
 }
@@ -250,3 +252,21 @@ def test_no_update_does_not_ask_a_server_to_index_first(vault, tmp_path, monkeyp
     code, out, _ = run(*ask)
     assert code == 0 and "slate shingles" in out
     assert asked == ["/index"]  # asked to update first (and answered itself when it failed)
+
+
+def test_batch_no_update_answers_from_the_index_as_it_is(vault, tmp_path):
+    items = tmp_path / "items.jsonl"
+    items.write_text('{"id": "roof", "note": "Huts/Roof"}\n', encoding="utf-8")
+    index_dir = tmp_path / "index"
+    where = ("--vault", str(vault), "--index-dir", str(index_dir), "--no-model")
+    assert run("batch", str(items), *where, "--out", str(tmp_path / "a.jsonl"))[0] == 0
+    files = _index_files(index_dir)
+    write(vault, "Huts/Roof.md", "# Roof\n\nThe roof of the hut, laid with slate shingles.\n")
+    out = tmp_path / "b.jsonl"
+    assert run("batch", str(items), *where, "--out", str(out), "--no-update")[0] == 0
+    assert "Huts/Roof" in out.read_text(encoding="utf-8")
+    assert "slate" not in out.read_text(encoding="utf-8")
+    assert _index_files(index_dir) == files  # nothing written
+    out = tmp_path / "c.jsonl"
+    assert run("batch", str(items), *where, "--out", str(out))[0] == 0
+    assert "slate shingles" in out.read_text(encoding="utf-8")
