@@ -74,7 +74,8 @@ def build_mcp_server(rag: VaultRAG) -> MCPServer:
     def focus(
         note: Annotated[Note, Field(description="The note: uri, title or alias.")],
         budget: Annotated[
-            Budget, Field(description="Tokens for related notes (default 2000).")
+            Budget,
+            Field(description="Tokens for related notes (default 2000: [focus] default_budget)."),
         ] = None,
         seed: Annotated[
             Seed, Field(description="Fixes the random choices: same seed, same answer.")
@@ -92,7 +93,10 @@ def build_mcp_server(rag: VaultRAG) -> MCPServer:
     def query(
         question: Annotated[Question, Field(description="What to look up, in words.")],
         budget: Annotated[
-            Budget, Field(description="Tokens for all notes returned (default 2000).")
+            Budget,
+            Field(
+                description="Tokens for all notes returned (default 4000: [query] default_budget)."
+            ),
         ] = None,
         seed: Annotated[
             Seed, Field(description="Fixes the random choices: same seed, same answer.")

@@ -11,6 +11,8 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from graphrag.config import load_settings
+from graphrag.config.focus import FocusSettings
+from graphrag.config.query import QuerySettings
 from graphrag.serve.mcp_server import build_mcp_server
 from tests.support.fakes import HASH_BACKEND, HashEmbedder
 from tests.support.files import ROOT
@@ -63,6 +65,10 @@ def test_stdio_session_lists_and_calls_the_tools(indexed_vault: Path) -> None:
     assert schema["required"] == ["note"]
     assert schema["properties"]["budget"]["anyOf"][0]["type"] == "integer"
     assert out["tools"]["focus"].description.startswith("The context around one note")
+    # the defaults the assistant is told are the settings' defaults
+    for name, section in (("focus", FocusSettings), ("query", QuerySettings)):
+        told = out["tools"][name].input_schema["properties"]["budget"]["description"]
+        assert f"(default {section().default_budget}: [{name}] default_budget)" in told
     # the model reads query's JSON by this: a relation without focusUri is to the first entry
     assert "the first entry note when it names none" in out["tools"]["query"].description
 
