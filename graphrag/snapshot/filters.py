@@ -205,11 +205,26 @@ def _when(value: Any, name: str, end: bool) -> float | None:
     try:
         if len(text) == 10:  # a bare date covers its whole day
             return _when(date.fromisoformat(text), name, end)
+        if len(text) in (4, 7):  # a year or a month covers all of it
+            return _period(text, end)
         return _when(datetime.fromisoformat(text.replace("Z", "+00:00")), name, end)
     except ValueError as exc:
         raise InvalidRequestError(
-            name, f"{text!r} is not a date (use YYYY-MM-DD, or FROM..TO)"
+            name, f"{text!r} is not a date (use YYYY-MM-DD, YYYY-MM or YYYY, or FROM..TO)"
         ) from exc
+
+
+def _period(text: str, end: bool) -> float:
+    """The first moment of ``YYYY`` or ``YYYY-MM``, or with ``end`` the last."""
+    year_text, dash, month_text = text.partition("-")
+    month = int(month_text) if dash and month_text.isdigit() else 0 if dash else 1
+    if not (year_text.isdigit() and len(year_text) == 4) or not 1 <= month <= 12:
+        raise ValueError(text)
+    year = int(year_text)
+    if not end:
+        return datetime(year, month, 1, tzinfo=UTC).timestamp()
+    after = (year + 1, 1) if not dash or month == 12 else (year, month + 1)
+    return datetime(*after, 1, tzinfo=UTC).timestamp() - 1e-6
 
 
 def _iso(value: float | None) -> str | None:

@@ -138,6 +138,8 @@ FILTERS = [
     ({"prop": "stage=done"}, {"Dairy/Brine"}),
     ({"prop": "stage"}, {"Dairy/Brine", "Dairy/Press"}),
     ({"created": "2022-01-01..2023-05-31"}, {"Dairy/Press", "Dairy/Whey", "Huts/Roof"}),
+    ({"created": "2021..2022"}, {"Huts/Cellar", "Dairy/Press", "Dairy/Whey"}),  # whole years
+    ({"created": "2023-05"}, {"Huts/Roof"}),  # a whole month
     ({"modified": "..1999-12-31"}, set()),
 ]
 MODES = ["semantic", "lexical", "hybrid", "hierarchical", "graph"]
@@ -167,6 +169,9 @@ def test_a_bad_filter_value_is_a_clear_error(tmp_path):
     rag = make_rag(tmp_path, FILTERED)
     with pytest.raises(InvalidRequestError, match="created"):
         rag.semantic_search("cheese", filters={"created": "last tuesday"})
+    for month in ("2022-13", "2022-00", "2022-+1", "..2022-13"):
+        with pytest.raises(InvalidRequestError, match="is not a date"):
+            rag.semantic_search("cheese", filters={"created": month})
     with pytest.raises(InvalidRequestError, match="property"):
         rag.semantic_search("cheese", filters={"prop": "=x"})
 
