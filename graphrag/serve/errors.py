@@ -93,12 +93,40 @@ def error_json(exc: VaultRAGError) -> JSONResponse:
     return JSONResponse(body, status_code=status)
 
 
-def invalid_json(errors: list[Any], content_type: str) -> JSONResponse:
-    """A 422 naming the first problem's field as the client wrote it."""
+_GONE = object()  # below a key the client did not send: nothing left to compare with
+
+
+def _as_sent(loc: list[Any], sent: Any) -> list[Any]:
+    """The parts of ``loc`` that are keys and indexes of what the client sent.
+
+    Pydantic adds the tag of each member of a union it tried (``str``,
+    ``constrained-str``, ``list[constrained-str]``) to the location; the client wrote
+    ``filters.tag``, not ``filters.tag.constrained-str``."""
+    out: list[Any] = []
+    here = sent
+    for part in loc:
+        if isinstance(here, list) and not isinstance(part, int):
+            continue
+        if here is not _GONE and not isinstance(here, (dict, list)):
+            continue
+        out.append(part)
+        try:
+            here = here[part]  # type: ignore[index]
+        except (KeyError, IndexError, TypeError):
+            here = _GONE
+    return out
+
+
+def invalid_json(errors: list[Any], content_type: str, sent: Any = _GONE) -> JSONResponse:
+    """A 422 naming the first problem's field as the client wrote it (``sent``: the
+    parsed body, when the problem is in it)."""
     first: dict[str, Any] = errors[0] if errors else {}
-    loc = [str(p) for p in first.get("loc", ())]
+    loc = list(first.get("loc", ()))
     if loc and loc[0] in ("body", "query", "path"):  # where it came from, not a field name
         loc = loc[1:]
+    if isinstance(sent, dict):
+        loc = _as_sent(loc, sent)
+    loc = [str(p) for p in loc]
     message = str(first.get("msg", "invalid request")).removeprefix("Value error, ")
     if first.get("type") == "json_invalid":
         # loc holds the byte offset, which is no field of the client's.
@@ -115,6 +143,23 @@ def invalid_json(errors: list[Any], content_type: str) -> JSONResponse:
     )
 
 
+# What FastAPI's JSON parsing raises besides a syntax error; it answers them with a bare
+# 400 "There was an error parsing the body", which names no field.
+UNREADABLE_BODY = (UnicodeDecodeError, RecursionError)
+
+
+def unreadable_body(cause: BaseException) -> JSONResponse:
+    """A body that is no JSON text is malformed JSON too: 422 naming ``body``."""
+    if isinstance(cause, UnicodeDecodeError):
+        message = f"not UTF-8 (byte {cause.start}); send JSON as UTF-8"
+    else:
+        message = "JSON nested too deeply"
+    return JSONResponse(
+        {"error": "invalid_request", "detail": f"body: {message}", "field": "body"},
+        status_code=422,
+    )
+
+
 def install_errors(app: FastAPI) -> None:
     """Every failure of a request becomes the error shape; nothing reaches the client raw."""
 
@@ -124,7 +169,9 @@ def install_errors(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        return invalid_json(list(exc.errors()), request.headers.get("content-type", ""))
+        return invalid_json(
+            list(exc.errors()), request.headers.get("content-type", ""), getattr(exc, "body", None)
+        )
 
     @app.exception_handler(ValidationError)
     async def invalid_inside(request: Request, exc: ValidationError) -> JSONResponse:
@@ -133,6 +180,8 @@ def install_errors(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 400 and isinstance(exc.__cause__, UNREADABLE_BODY):
+            return unreadable_body(exc.__cause__)
         code = HTTP_CODES.get(exc.status_code, "http_error")
         return JSONResponse(
             {"error": code, "detail": str(exc.detail)},

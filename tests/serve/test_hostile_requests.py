@@ -226,6 +226,15 @@ def test_loose_types_are_refused(client: TestClient, route: str, payload: dict, 
             "filters.modified",
             "not a date",
         ),
+        # A union's member tags (str, constrained-str, list[...]) are no field of the client's.
+        ("/query", {"question": "q", "filters": {"tag": 5}}, "filters.tag", "valid string"),
+        ("/search", {"query": "q", "filters": {"folder": [["a"]]}}, "filters.folder", "valid"),
+        (
+            "/ask",
+            {"question": "q", "options": {"a": [1]}, "stream": False},
+            "options.a",
+            "valid string",
+        ),
     ],
 )
 def test_errors_name_the_field_as_sent(
@@ -244,6 +253,23 @@ def test_malformed_json_names_the_body_not_a_byte_offset(client: TestClient) -> 
     assert r.status_code == 422
     assert r.json()["field"] == "body"
     assert r.json()["detail"].startswith("body: invalid JSON at byte 16")
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        (b'{"note": "caf\xe9"}', "body: not UTF-8 (byte 13)"),  # Latin-1, not UTF-8
+        (b'{"note": ' + b"[" * 5000 + b"]" * 5000 + b"}", "body: JSON nested too deeply"),
+    ],
+)
+def test_an_unreadable_body_is_422_naming_the_body(
+    client: TestClient, content: bytes, words: str
+) -> None:
+    r = client.post("/focus", content=content, headers={"content-type": "application/json"})
+    assert r.status_code == 422, r.text
+    assert (r.json()["error"], r.json()["field"]) == ("invalid_request", "body")
+    assert r.json()["detail"].startswith(words)
+    assert client.get("/health").status_code == 200
 
 
 # -- item 8: the OpenAPI document describes the errors ------------------------------------------
