@@ -264,7 +264,7 @@ def split_front_matter(text: str, path: str, warnings: list[str]) -> tuple[dict[
     try:
         meta = yaml.load(m.group(1) or "", Loader=_DatesAsText)
     except yaml.YAMLError as exc:
-        reason = str(exc).replace("\n", " ")
+        reason = _yaml_reason(exc)
         warnings.append(f"{path}: invalid YAML front matter ({reason}); indexed from the body")
         return {}, body
     except (ValueError, TypeError, RecursionError) as exc:  # a constructor refusing a value
@@ -280,6 +280,27 @@ def split_front_matter(text: str, path: str, warnings: list[str]) -> tuple[dict[
         return {}, body
     # Keep line numbers of the body relative to the body text we store.
     return {str(k): v for k, v in meta.items()}, body
+
+
+def _yaml_reason(exc: yaml.YAMLError) -> str:
+    """The parser's complaint at the note's own line numbers: PyYAML counts from the
+    block's first line, which is the file's line 2, and its stream name and caret
+    drawing read as noise on one line."""
+    mark = getattr(exc, "problem_mark", None)
+    if not isinstance(exc, yaml.MarkedYAMLError) or mark is None:
+        return " ".join(str(exc).split())
+
+    def at(m: Any) -> str:
+        return f"line {m.line + 2}, column {m.column + 1}"
+
+    reason = f"{at(mark)}: {exc.problem or 'not YAML'}"
+    if exc.context:
+        start = exc.context_mark
+        # Where the unfinished construct began is what to look at when the problem is
+        # only found later (an unclosed [ at the end of the block).
+        since = f" at {at(start)}" if start is not None and at(start) != at(mark) else ""
+        reason += f" ({exc.context}{since})"
+    return " ".join(reason.split())
 
 
 def json_safe(value: Any) -> Any:

@@ -331,6 +331,28 @@ def test_invalid_yaml_is_reported_and_the_body_still_indexed() -> None:
     assert note.title == "Board"
 
 
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        (
+            "---\ntitle: tabs\n\tkey: value\n---\nBody\n",
+            "line 3, column 1: found a tab character that violates indentation "
+            "(while scanning a plain scalar at line 2, column 8)",
+        ),
+        (  # found only at the block's end: where the unclosed [ began is named too
+            "---\ncreated: x\ntags: [meeting, board\n---\nBody\n",
+            "line 4, column 1: did not find expected ',' or ']' "
+            "(while parsing a flow sequence at line 3, column 7)",
+        ),
+        ("---\na: b\n  c: d\n---\n", "line 3, column 4: mapping values are not allowed"),
+    ],
+)
+def test_invalid_yaml_warning_names_the_notes_own_line(text: str, reason: str) -> None:
+    (warning,) = parse(text, path="T.md").warnings
+    assert warning.startswith(f"T.md: invalid YAML front matter ({reason}")
+    assert "<unicode string>" not in warning and "^" not in warning and "  " not in warning
+
+
 def test_front_matter_that_is_not_a_mapping_is_ignored() -> None:
     note = parse("---\n- a\n- b\n---\n[[Link]] #t\n", path="List.md")
     assert note.properties == {}
