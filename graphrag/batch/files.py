@@ -87,8 +87,10 @@ def parse_line(raw: str, number: int, mode: str = "auto") -> Item:
     if ident is None or isinstance(ident, bool) or not isinstance(ident, (str, int)):
         return bad(f'"id" must be a string or an integer, got {ident!r}')
     has_query, has_note = "query" in data, "note" in data
-    if has_query == has_note:
+    if has_query and has_note:
         return bad('give either "query" (a question) or "note" (a note name), not both')
+    if not (has_query or has_note):
+        return bad('give "query" (a question) or "note" (a note name); this line has neither')
     chosen = mode if mode != "auto" else ("query" if has_query else "focus")
     wanted = "query" if chosen == "query" else "note"
     if wanted not in data:

@@ -130,6 +130,16 @@ def test_focus_lines_need_a_question_for_a_model(rag: VaultRAG, tmp_path: Path) 
 
 
 # -- bad input -------------------------------------------------------------------------
+def test_a_line_without_query_or_note_says_it_has_neither(tmp_path: Path) -> None:
+    source = write_lines(tmp_path / "in.jsonl", [{"id": 1}, {"id": 2, "query": "x", "note": "y"}])
+    neither, both = (item.error for item in read_items(source))
+    assert (
+        neither
+        == 'line 1: give "query" (a question) or "note" (a note name); this line has neither'
+    )
+    assert both is not None and both.endswith("not both")
+
+
 def test_malformed_lines_are_reported_by_line_number_and_the_rest_run(
     index_dir: Path, tmp_path: Path, fake_model: None
 ) -> None:
