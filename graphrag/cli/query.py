@@ -292,6 +292,12 @@ def evaluate(
         assert questions is not None and vault is not None
         rag = open_vault(vault, index_dir, config, update=not no_update)
         report = ev.run_eval(rag, questions, budgets=chosen, systems=systems or SYSTEMS, seed=seed)
+    if report.unknown_gold:  # a typo in a gold uri would otherwise only lower recall
+        click.echo(
+            "warning: gold notes not in the index, counted as missed: "
+            + ", ".join(report.unknown_gold),
+            err=True,
+        )
     if as_json:
         click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
         return

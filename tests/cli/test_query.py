@@ -116,6 +116,18 @@ def test_eval_runs_a_question_set(vault, tmp_path):
     assert "| 500 | graphrag | 100.0 |" in out
 
 
+def test_eval_warns_about_gold_notes_the_index_does_not_have(vault, tmp_path):
+    qa = tmp_path / "qa.jsonl"
+    question = {"id": "q1", "question": "salt", "gold": ["Dairy/Brine", "Dairy/Brin"]}
+    qa.write_text(json.dumps({**question, "type": "multi"}) + "\n", encoding="utf-8")
+    for output in ("--markdown", "--json"):
+        args = ("eval", str(qa), "--vault", str(vault), "--budget", "500", "--system", "graphrag")
+        code, out, err = run(*args, output)
+        assert code == 0
+        assert err.endswith("warning: gold notes not in the index, counted as missed: Dairy/Brin\n")
+    assert json.loads(out)["unknownGold"] == ["Dairy/Brin"]  # stdout stays JSON
+
+
 def test_eval_budgets_as_a_comma_list_or_repeated(vault, tmp_path):
     qa = tmp_path / "qa.jsonl"
     qa.write_text(
