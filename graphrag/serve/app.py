@@ -18,7 +18,7 @@ from contextlib import asynccontextmanager
 from importlib.resources import files
 from typing import Annotated, Literal
 
-from fastapi import FastAPI, Path, Query, Request
+from fastapi import Depends, FastAPI, Path, Query, Request
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -26,6 +26,7 @@ from starlette.middleware.cors import CORSMiddleware
 
 from graphrag.api import VaultRAG
 from graphrag.config.server import ServerSettings
+from graphrag.errors import InvalidRequestError
 from graphrag.search.modes import WITHOUT_MODEL
 from graphrag.serve import memory
 from graphrag.serve.ask_routes import add_ask_route
@@ -254,6 +255,18 @@ def _focus_json(rag: VaultRAG, body: FocusBody) -> Response:
     return Response(encoded, media_type=JSON)
 
 
+def _only_known_parameters(request: Request) -> None:
+    """A query parameter the endpoint does not take (``?budgt=300``) is a 422 naming it, as
+    an unknown key of a body is, not an answer computed with the default it left."""
+    route = request.scope.get("route")
+    known = {p.alias for p in route.dependant.query_params} if route is not None else set()
+    for key in request.query_params:
+        if key not in known:
+            raise InvalidRequestError(
+                key, f"unknown parameter (this endpoint takes {', '.join(sorted(known))})"
+            )
+
+
 def _add_routes(app: FastAPI, rag: VaultRAG, live: LiveIndex, warm: Preload) -> None:
     @app.get("/health", tags=["server"])
     async def health() -> JSONResponse:
@@ -281,7 +294,11 @@ def _add_routes(app: FastAPI, rag: VaultRAG, live: LiveIndex, warm: Preload) -> 
         """The context around one note under a token budget (as `vault-graphrag focus --json`)."""
         return _focus_json(rag, body)
 
-    @app.get("/notes/{uri:path}/context", tags=["retrieval"])
+    @app.get(
+        "/notes/{uri:path}/context",
+        tags=["retrieval"],
+        dependencies=[Depends(_only_known_parameters)],
+    )
     def note_context(
         uri: NoteUri,
         budget: int | None = Query(None, ge=0, le=MAX_BUDGET),
@@ -336,7 +353,11 @@ def _add_routes(app: FastAPI, rag: VaultRAG, live: LiveIndex, warm: Preload) -> 
         )
         return JSONResponse(result.to_json())
 
-    @app.get("/notes/{uri:path}/neighbors", tags=["notes"])
+    @app.get(
+        "/notes/{uri:path}/neighbors",
+        tags=["notes"],
+        dependencies=[Depends(_only_known_parameters)],
+    )
     def note_neighbors(
         uri: NoteUri, direction: Literal["in", "out", "both"] = "both"
     ) -> JSONResponse:

@@ -179,6 +179,29 @@ def test_empty_and_overlong_uris_are_422_naming_uri(client: TestClient, path: st
     assert (r.status_code, r.json()["error"], r.json()["field"]) == (422, "invalid_request", "uri")
 
 
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [
+        ("/context?budgt=300", "budgt"),
+        ("/context?budget=300&Seed=1", "Seed"),
+        ("/neighbors?dir=in", "dir"),
+    ],
+)
+def test_unknown_query_parameters_are_422_naming_them(
+    client: TestClient, query: str, field: str
+) -> None:
+    r = client.get(f"/notes/{quote(HUT, safe='')}{query}")
+    assert r.status_code == 422, r.text
+    assert (r.json()["error"], r.json()["field"]) == ("invalid_request", field)
+    assert r.json()["detail"].startswith(f"{field}: unknown parameter")
+
+
+def test_the_documented_query_parameters_are_taken(client: TestClient) -> None:
+    note = f"/notes/{quote(HUT, safe='')}"
+    assert client.get(f"{note}/context?budget=300&seed=1&explain=true&sentences=true").is_success
+    assert client.get(f"{note}/neighbors?direction=in").is_success
+
+
 # -- item 8: strict types -------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("route", "payload", "field"),
