@@ -199,8 +199,12 @@ class Worker:
             self.queue.put_nowait(("done", answer))
 
 
-async def events(worker: Worker, prepared: Prepared) -> AsyncIterator[bytes]:
-    """The stream: ``context``, ``delta``s, then ``done`` or ``error``."""
+async def events(
+    worker: Worker, prepared: Prepared, with_prompt: bool = False
+) -> AsyncIterator[bytes]:
+    """The stream: ``context``, ``delta``s, then ``done`` or ``error``. ``with_prompt``
+    (``prompt_only``): ``done`` carries the prompt, as ``ask --json`` does, since it is
+    what was asked for."""
     yield sse("context", prepared.context_json())
     while True:
         try:
@@ -211,7 +215,10 @@ async def events(worker: Worker, prepared: Prepared) -> AsyncIterator[bytes]:
         if kind == "delta":
             yield sse("delta", {"text": value})
         elif kind == "done":
-            yield sse("done", value.done_json())
+            done = value.done_json()
+            if with_prompt:
+                done["prompt"] = value.prompt.to_json()
+            yield sse("done", done)
             return
         else:
             yield sse("error", error_event(value))
@@ -222,9 +229,11 @@ class AnswerStream(StreamingResponse):
     """The event stream of one answer; however it ends (done, a client gone, a failed
     write, a server shutting down), the model call is cancelled."""
 
-    def __init__(self, worker: Worker, prepared: Prepared) -> None:
+    def __init__(self, worker: Worker, prepared: Prepared, with_prompt: bool = False) -> None:
         super().__init__(
-            events(worker, prepared), media_type="text/event-stream", headers=STREAM_HEADERS
+            events(worker, prepared, with_prompt),
+            media_type="text/event-stream",
+            headers=STREAM_HEADERS,
         )
         self.worker = worker
 
@@ -324,7 +333,7 @@ def add_ask_route(app: FastAPI, rag: VaultRAG, wait_for_model: Callable[[], None
         worker = Worker(lambda: prepare(body))
         prepared = await worker.ready()
         if body.stream:
-            return AnswerStream(worker, prepared)
+            return AnswerStream(worker, prepared, with_prompt=body.prompt_only)
         answer = await whole(worker, request)
         if answer is None:  # nobody to answer
             return Response(status_code=499)

@@ -130,6 +130,17 @@ def test_prompt_only_builds_the_prompt_without_a_model(client: TestClient, rag: 
     assert len(CALLS) == 0
 
 
+def test_prompt_only_streamed_ends_with_the_prompt(client: TestClient, rag: VaultRAG) -> None:
+    """``prompt_only`` with the default ``stream: true``: the ``done`` event carries the
+    prompt (it is what was asked for), the same as the JSON answer's."""
+    r, got = ask(client, question=QUESTION, seed=1, prompt_only=True)
+    assert r.status_code == 200, r.text
+    assert [name for name, _ in got] == ["context", "done"]
+    expected = rag.ask(QUESTION, seed=1, dry_run=True).to_json()
+    assert got[-1][1]["prompt"] == expected["prompt"] and got[-1][1]["answer"] == ""
+    assert len(CALLS) == 0
+
+
 @pytest.mark.parametrize("model", ["test-fail", "test-fail-async"])
 def test_an_error_after_the_stream_began_is_an_error_event(client: TestClient, model: str) -> None:
     _, got = ask(client, question=QUESTION, model=model, seed=1)
