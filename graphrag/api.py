@@ -215,7 +215,26 @@ class VaultRAG:
             return hits[0]
         if hits:
             raise AmbiguousNoteError(name, hits)
+        for c in candidates:
+            folder_note = self._folder_note(c, graph)
+            if folder_note is not None:
+                return folder_note
         raise NoteNotFoundError(name, self.suggest(query, graph=graph))
+
+    def _folder_note(self, folder: str, graph: VaultGraph) -> str | None:
+        """The folder note standing for ``folder`` (``Places`` -> ``Places/index``), as a
+        link to the folder resolves; None for a folder without one (or no folder)."""
+        from indexer.hierarchy import folder_representatives
+
+        folder = folder.strip("/")
+        if not folder:
+            return None
+        index = self.settings.index
+        notes = [n.uri for n in graph.notes()]
+        uri = folder_representatives(
+            [folder], notes, index.folder_note_names, index.folder_note_beside
+        )[folder]
+        return uri if uri in graph.nodes and graph.nodes[uri].kind == "note" else None
 
     def suggest(self, query: str, n: int = 5, graph: VaultGraph | None = None) -> list[str]:
         """Up to ``n`` note uris whose title or uri is close to ``query``."""

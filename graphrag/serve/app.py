@@ -171,6 +171,17 @@ class Preload:
             self.done.set()
 
 
+# The docs pages may load from this server only: ReDoc's bundle shows its maker's logo from
+# cdn.redoc.ly, which would leave the machine (and fail offline) without this. Inline script
+# and styles: Swagger UI is started by an inline script, ReDoc styles itself inline; ReDoc's
+# search runs in a blob: worker.
+DOCS_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; script-src 'self' 'unsafe-inline'; "
+    "style-src 'self' 'unsafe-inline'; img-src 'self' data:; worker-src 'self' blob:; "
+    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+}
+
+
 def _add_docs(app: FastAPI) -> None:
     """``/docs`` (Swagger UI) and ``/redoc`` with every file served by this app.
 
@@ -194,7 +205,7 @@ def _add_docs(app: FastAPI) -> None:
     @app.get("/docs", include_in_schema=False)
     async def swagger_ui(request: Request) -> HTMLResponse:
         root = request.scope.get("root_path", "").rstrip("/")
-        return get_swagger_ui_html(
+        page = get_swagger_ui_html(
             openapi_url=root + openapi_url,
             title=f"{app.title} - Swagger UI",
             swagger_js_url=f"{root}{DOCS_STATIC}/swagger-ui-bundle.js",
@@ -203,17 +214,21 @@ def _add_docs(app: FastAPI) -> None:
             # No "valid" badge fetched from validator.swagger.io (it would send it our URL).
             swagger_ui_parameters={"validatorUrl": None},
         )
+        page.headers.update(DOCS_HEADERS)
+        return page
 
     @app.get("/redoc", include_in_schema=False)
     async def redoc(request: Request) -> HTMLResponse:
         root = request.scope.get("root_path", "").rstrip("/")
-        return get_redoc_html(
+        page = get_redoc_html(
             openapi_url=root + openapi_url,
             title=f"{app.title} - ReDoc",
             redoc_js_url=f"{root}{DOCS_STATIC}/redoc.standalone.js",
             redoc_favicon_url=f"{root}{DOCS_STATIC}/favicon.png",
             with_google_fonts=False,
         )
+        page.headers.update(DOCS_HEADERS)
+        return page
 
 
 def _focus_json(rag: VaultRAG, body: FocusBody) -> Response:
