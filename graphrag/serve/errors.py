@@ -96,18 +96,21 @@ def error_json(exc: VaultRAGError) -> JSONResponse:
 _GONE = object()  # below a key the client did not send: nothing left to compare with
 
 
-def _as_sent(loc: list[Any], sent: Any) -> list[Any]:
-    """The parts of ``loc`` that are keys and indexes of what the client sent.
+def _as_sent(loc: list[Any], sent: Any, missing: bool) -> list[Any]:
+    """The parts of ``loc`` that are keys and indexes of what the client sent (``missing``:
+    the last part is a key the client left out).
 
     Pydantic adds the tag of each member of a union it tried (``str``,
     ``constrained-str``, ``list[constrained-str]``) to the location; the client wrote
     ``filters.tag``, not ``filters.tag.constrained-str``."""
     out: list[Any] = []
     here = sent
-    for part in loc:
+    for i, part in enumerate(loc):
         if isinstance(here, list) and not isinstance(part, int):
             continue
         if here is not _GONE and not isinstance(here, (dict, list)):
+            continue
+        if isinstance(here, dict) and part not in here and not (missing and i == len(loc) - 1):
             continue
         out.append(part)
         try:
@@ -125,7 +128,7 @@ def invalid_json(errors: list[Any], content_type: str, sent: Any = _GONE) -> JSO
     if loc and loc[0] in ("body", "query", "path"):  # where it came from, not a field name
         loc = loc[1:]
     if isinstance(sent, dict):
-        loc = _as_sent(loc, sent)
+        loc = _as_sent(loc, sent, first.get("type") == "missing")
     loc = [str(p) for p in loc]
     message = str(first.get("msg", "invalid request")).removeprefix("Value error, ")
     if first.get("type") == "json_invalid":

@@ -252,6 +252,14 @@ def test_loose_types_are_refused(client: TestClient, route: str, payload: dict, 
         # A union's member tags (str, constrained-str, list[...]) are no field of the client's.
         ("/query", {"question": "q", "filters": {"tag": 5}}, "filters.tag", "valid string"),
         ("/search", {"query": "q", "filters": {"folder": [["a"]]}}, "filters.folder", "valid"),
+        ("/query", {"question": "q", "filters": {"tag": {"b": 1}}}, "filters.tag", "valid string"),
+        ("/ask", {"question": "q", "history": [{"question": "a"}]}, "history.0.answer", "required"),
+        (
+            "/ask",
+            {"question": "q", "prompt_only": True, "options": {"a": {}}},
+            "options.a",
+            "valid",
+        ),
         (
             "/ask",
             {"question": "q", "options": {"a": [1]}, "stream": False},
