@@ -186,7 +186,11 @@ def parse_range(text: str | Sequence[Any] | None, name: str) -> DateRange:
         return _when(lo, name, end=False), _when(hi, name, end=True)
     if ".." in text:
         lo_text, _, hi_text = text.partition("..")
-        return _when(lo_text, name, end=False), _when(hi_text, name, end=True)
+        lo, hi = _when(lo_text, name, end=False), _when(hi_text, name, end=True)
+        if lo is not None and hi is not None and lo > hi:
+            # Reversed, it keeps no note, and "nothing is relevant" would not say why.
+            raise InvalidRequestError(name, f"{text!r} ends before it starts (FROM..TO)")
+        return lo, hi
     return _when(text, name, end=False), _when(text, name, end=True)
 
 

@@ -174,6 +174,9 @@ def test_a_bad_filter_value_is_a_clear_error(tmp_path):
             rag.semantic_search("cheese", filters={"created": month})
     with pytest.raises(InvalidRequestError, match="property"):
         rag.semantic_search("cheese", filters={"prop": "=x"})
+    with pytest.raises(InvalidRequestError, match="'2030..2020' ends before it starts"):
+        rag.semantic_search("cheese", filters={"modified": "2030..2020"})
+    assert rag.semantic_search("cheese", filters={"created": "2023-05-01..2023-05-01"}).hits
 
 
 def test_get_note_and_neighbors(tmp_path):
