@@ -113,4 +113,28 @@ describe("the page at /", () => {
     expect(errors).toEqual([]);
     await context.close();
   });
+
+  it("Enter that confirms an input method's candidate does not send the question", async () => {
+    const context = await browser.newContext();
+    await context.addInitScript((token) => localStorage.setItem("vault-graphrag.token", token), server.token);
+    const page = await context.newPage();
+    await page.goto(`${server.url}/`);
+    await expect.poll(() => page.textContent("#status")).toMatch(/^\d+ notes indexed/);
+    await page.fill("#question", "小屋の水はどこから");
+    const enter = (isComposing: boolean): Promise<void> =>
+      page.$eval(
+        "#question",
+        (box, composing) => {
+          box.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", isComposing: composing, bubbles: true, cancelable: true }));
+        },
+        isComposing,
+      );
+    await enter(true);
+    await page.waitForTimeout(300);
+    expect(await page.locator(".turn").count()).toBe(0);
+    expect(await page.inputValue("#question")).toBe("小屋の水はどこから");
+    await enter(false);
+    await expect.poll(() => page.locator(".turn").count()).toBe(1);
+    await context.close();
+  });
 });

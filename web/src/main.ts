@@ -285,7 +285,8 @@ function start(): void {
     void ask(question);
   });
   byId("question").addEventListener("keydown", (event) => {
-    if (event.key === "Enter" && !event.shiftKey) {
+    // Not while an input method composes (Chinese, Japanese...): its Enter picks a candidate.
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
       event.preventDefault();
       byId<HTMLFormElement>("ask-form").requestSubmit();
     }
