@@ -223,6 +223,11 @@ def _build_locked(
         prev_db.close()
         return stats
 
+    if previous is not None and previous.get("vault") not in (None, str(vault)):
+        # Another vault's index (or this vault moved): this run makes it this vault's and
+        # drops the notes not here; the summary says so rather than only "removed N".
+        stats.other_vault = str(previous["vault"])
+
     # The namespace the stored links were resolved in; None resolves every link again,
     # as after an upgrade, whose resolution rules may differ from those that made the table.
     relink_all = (

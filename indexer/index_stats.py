@@ -29,6 +29,7 @@ class IndexStats:
     warnings: list[str] = field(default_factory=list)
     templates_excluded: list[str] = field(default_factory=list)  # template folders skipped
     leftovers_removed: list[str] = field(default_factory=list)  # what killed runs left
+    other_vault: str = ""  # the folder the index was made for, when not this vault
 
     def to_json(self) -> dict:
         return asdict(self)

@@ -71,6 +71,10 @@ def format_stats(s: IndexStats) -> str:
     ]
     if s.full_reason:
         lines.insert(1, f"  full re-index: {s.full_reason}")
+    if s.other_vault:
+        lines.insert(
+            1, f"  the index was made for another folder, {s.other_vault}; now for this one"
+        )
     if s.templates_excluded:
         lines.append(
             f"  templates folder not indexed: {', '.join(s.templates_excluded)} "
@@ -140,6 +144,9 @@ def status(vault: str, index_dir: str | None, config: str | None, as_json: bool)
     removed = tidy_index(rag.index_dir)
     data = rag.status()
     data["leftovers_removed"] = removed
+    made_for = rag.snapshot.index.manifest.get("vault")
+    if rag.vault is not None and made_for and made_for != str(rag.vault):
+        data["made_for"] = made_for  # another vault's index, or this vault moved
     if rag.vault is not None:
         current = index_is_current(
             rag.vault, rag.index_dir, rag.settings.index_config, rag.embedder
@@ -163,6 +170,7 @@ def status_text(data: dict[str, Any]) -> str:
     lines = [
         f"vault     {data.get('vault') or '(unknown: an index folder was given)'}",
         f"index     {data.get('index_dir')} ({data.get('generation')})",
+        *([f"made for  {data['made_for']} (another folder)"] if data.get("made_for") else []),
         f"updated   {when}",
         f"model     {data.get('model')}",
         f"notes     {counts.get('notes', 0)} in {counts.get('folders', 0)} folders, "

@@ -96,6 +96,26 @@ def test_index_full_reason_is_printed(sample_vault: Path, tmp_path: Path, fake_m
     assert code == 0 and "  full re-index: --full" in out
 
 
+def test_an_index_made_for_another_folder_is_named(
+    sample_vault: Path, tmp_path: Path, fake_model: list
+) -> None:
+    index_dir = tmp_path / "idx"
+    run("index", str(sample_vault), "--index-dir", str(index_dir))
+    other = tmp_path / "other"
+    write(other, "Only.md", "# Only\n\nThe one note here.\n")
+    where = ("--index-dir", str(index_dir))
+    code, out, _ = run("status", str(other), *where)
+    assert code == 0 and f"made for  {sample_vault.resolve()} (another folder)" in out
+    code, out, _ = run("index", str(other), *where)
+    assert code == 0
+    assert f"  the index was made for another folder, {sample_vault.resolve()}; now for" in out
+    assert "notes 1 (added 1, changed 0, removed 37, unchanged 0)" in out
+    code, out, _ = run("status", str(other), *where, "--json")
+    assert "made_for" not in json.loads(out)
+    code, out, _ = run("index", str(other), *where, "--json")
+    assert json.loads(out)["other_vault"] == ""  # up to date, and its own now
+
+
 def test_index_uses_the_config_file(sample_vault: Path, tmp_path: Path, fake_model: list) -> None:
     config = tmp_path / "settings.toml"
     config.write_text('[index]\nexclude = ["Templates/*", "People/*"]\nchunk_tokens = 64\n')
