@@ -124,7 +124,8 @@ def _coerce(value: Any, hint: Any, name: str, source: str) -> Any:
                 raise ValueError(value)
             return {str(k): float(v) for k, v in value.items()}
     except (ValueError, TypeError) as exc:
-        raise ConfigError(f"{source}: {name} = {value!r} is not a valid {text}") from exc
+        kind = hint.__name__ if isinstance(hint, type) else text  # int, not <class 'int'>
+        raise ConfigError(f"{source}: {name} = {value!r} is not a valid {kind}") from exc
     return value
 
 

@@ -156,8 +156,10 @@ def test_environment_is_read_from_os_environ(monkeypatch: pytest.MonkeyPatch) ->
 def test_unknown_or_bad_environment_keys_are_errors() -> None:
     with pytest.raises(ConfigError, match=r"index\.chunk_size"):
         load_settings(env={"VAULTRAG_INDEX__CHUNK_SIZE": "1"})
-    with pytest.raises(ConfigError, match=r"index\.chunk_tokens"):
+    with pytest.raises(ConfigError, match=r"index\.chunk_tokens = 'lots' is not a valid int$"):
         load_settings(env={"VAULTRAG_INDEX__CHUNK_TOKENS": "lots"})
+    with pytest.raises(ConfigError, match=r"resolve_aliases = 'maybe' is not a valid bool$"):
+        load_settings(env={"VAULTRAG_INDEX__RESOLVE_ALIASES": "maybe"})
 
 
 def test_precedence_file_then_environment_then_overrides(tmp_path: Path) -> None:
