@@ -78,7 +78,8 @@ export class AskView extends ItemView {
     this.stopButton.addEventListener("click", () => this.stop());
     newChat.addEventListener("click", () => this.clear());
     this.question.addEventListener("keydown", (event) => {
-      if (event.key === "Enter" && !event.shiftKey) {
+      // Not while an input method composes (Chinese, Japanese...): its Enter picks a candidate.
+      if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
         event.preventDefault();
         void this.submit();
       }

@@ -336,6 +336,21 @@ describe("ask pane", () => {
     }
   });
 
+  it("Enter that confirms an input method's candidate does not send the question", async () => {
+    const { view } = await askPane({ defaultModel: "echo" });
+    const enter = (isComposing: boolean): void => {
+      view.question.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", isComposing, bubbles: true, cancelable: true }));
+    };
+    view.question.value = "小屋の水はどこから";
+    enter(true);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(view.conversation.querySelectorAll(".vgr-turn").length).toBe(0);
+    expect(view.question.value).toBe("小屋の水はどこから");
+    enter(false);
+    await until(() => view.conversation.querySelectorAll(".vgr-turn").length === 1, "the question to be sent");
+    expect(view.question.value).toBe("");
+  });
+
   it("keeps the conversation: a follow-up sends the earlier turn as history", async () => {
     const bodies: unknown[] = [];
     window.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
