@@ -199,6 +199,28 @@ class VaultRAG:
         query = name.strip().replace("\\", "/")
         if not query:
             raise InvalidRequestError("note", "empty note name")
+        uri = self._resolve_exactly(name, query, snapshot, graph)
+        if uri is not None:
+            return uri
+        # A link pasted from Obsidian ("[[Note#Heading|shown]]") names its note. Only
+        # after every exact match failed, so a note whose name holds '#' or '|' still wins.
+        from graphrag.snapshot.names import link_targets
+
+        for target in link_targets(name):
+            target = target.replace("\\", "/")
+            if target == query:
+                continue
+            uri = self._resolve_exactly(name, target, snapshot, graph)
+            if uri is not None:
+                return uri
+            query = target  # the suggestions are for the note's name
+        raise NoteNotFoundError(name, self.suggest(query, graph=graph))
+
+    def _resolve_exactly(
+        self, name: str, query: str, snapshot: Snapshot, graph: VaultGraph
+    ) -> str | None:
+        """``resolve_note``'s matches for ``query`` as written: the note's uri, None
+        when nothing matches, AmbiguousNoteError when several names do."""
         candidates = [query, query.removesuffix(".md")]
         if self.vault is not None:
             # A file path to a note in the vault. Only "~/" means the home folder: "~Inbox"
@@ -219,7 +241,7 @@ class VaultRAG:
             folder_note = self._folder_note(c, graph)
             if folder_note is not None:
                 return folder_note
-        raise NoteNotFoundError(name, self.suggest(query, graph=graph))
+        return None
 
     def _folder_note(self, folder: str, graph: VaultGraph) -> str | None:
         """The folder note standing for ``folder`` (``Places`` -> ``Places/index``), as a

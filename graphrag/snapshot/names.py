@@ -26,6 +26,21 @@ from graphrag.snapshot.graph import VaultGraph
 SHORTLIST = 400
 
 
+def link_targets(name: str) -> list[str]:
+    """The names a wikilink may mean, nearest first: ``[[Note#Heading|shown]]`` ->
+    ``Note#Heading``, ``Note``. The brackets (and ``!`` of an embed) and the
+    ``|display`` part (also as ``\\|``, a link inside a table) go first; then the
+    ``#heading`` / ``#^block`` suffix, so ``[[C# notes]]`` still finds a note so named."""
+    target = name.strip()
+    if target.startswith("![["):
+        target = target[1:]
+    if target.startswith("[[") and target.endswith("]]"):
+        target = target[2:-2]
+    target = target.split("|", 1)[0].removesuffix("\\").strip()
+    note = target.split("#", 1)[0].strip()
+    return [t for t in dict.fromkeys((target, note)) if t]
+
+
 def _grams(text: str) -> set[str]:
     padded = f"  {text} "
     return {padded[i : i + 3] for i in range(len(padded) - 2)}

@@ -9,7 +9,9 @@ import pytest
 from click.testing import CliRunner, Result
 
 from graphrag.cli import cli
+from graphrag.errors import NoteNotFoundError
 from tests.support.files import SAMPLE_VAULT
+from tests.support.query_vault import make_rag
 
 
 def focus(name: str, index: Path) -> Result:
@@ -40,3 +42,32 @@ def test_a_folder_without_a_folder_note_is_still_not_a_note(sample_index: Path) 
     result = focus("Places/Pastures", sample_index)
     assert result.exit_code == 1
     assert "no note matches 'Places/Pastures'; closest: Places/Pastures/Upper" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "[[Shepherd's Hut]]",
+        "![[Shepherd's Hut]]",
+        "[[Shepherd's Hut|the hut]]",
+        "Shepherd's Hut#Water",
+        "[[Places/Huts/Shepherd's Hut#^roof|roof]]",
+        "Shepherd's Hut#^block",
+    ],
+)
+def test_a_link_pasted_from_obsidian_names_its_note(sample_index: Path, name: str) -> None:
+    result = focus(name, sample_index)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["focusNote"]["uri"] == "Places/Huts/Shepherd's Hut"
+
+
+def test_a_note_named_with_hash_or_bar_is_still_found_by_its_own_name(tmp_path: Path) -> None:
+    files = {name: f"# {name}\n\nText.\n" for name in ("C.md", "C# notes.md", "A.md", "A|B.md")}
+    rag = make_rag(tmp_path, files)
+    assert rag.resolve_note("C# notes") == "C# notes"
+    assert rag.resolve_note("[[C# notes]]") == "C# notes"
+    assert rag.resolve_note("A|B") == "A|B"
+    assert rag.resolve_note("C#Intro") == "C"  # no note is named so: the link's note
+    with pytest.raises(NoteNotFoundError) as missing:
+        rag.resolve_note("[[Nowhere#Intro|x]]")
+    assert "no note matches '[[Nowhere#Intro|x]]'" in str(missing.value)

@@ -192,6 +192,14 @@ def test_get_note_by_uri(client: TestClient, shared_rag: VaultRAG) -> None:
     assert r.status_code == 404 and HUT in r.json()["suggestions"]
 
 
+def test_a_note_named_by_a_pasted_wikilink(client: TestClient) -> None:
+    link = quote("[[Shepherd's Hut#Water|the hut]]")
+    r = client.get(f"/notes/{link}")
+    assert r.status_code == 200 and r.json()["uri"] == HUT
+    r = client.post("/focus", json={"note": "![[Shepherd's Hut#^block]]", "budget": 0})
+    assert r.status_code == 200 and r.json()["focusNote"]["uri"] == HUT
+
+
 def test_neighbors_by_direction(client: TestClient, shared_rag: VaultRAG) -> None:
     both = client.get(f"/notes/{quote(HUT)}/neighbors").json()
     inbound = client.get(f"/notes/{quote(HUT)}/neighbors", params={"direction": "in"}).json()
