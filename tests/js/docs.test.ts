@@ -1,20 +1,12 @@
 // @vitest-environment node
 // /docs (Swagger UI) and /redoc in headless Chromium against the real server: they render, and
 // nothing they load leaves this server (README: "work offline ... never from a CDN").
-import type { Browser, Request } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { launchChromium } from "./chromium";
+import type { Request } from "playwright-core";
+import { describe, expect, inject, it } from "vitest";
+import { browserForFile } from "./chromium";
 
 const server = inject("server");
-let browser: Browser;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = browserForFile();
 
 describe("the docs pages", () => {
   it.each([
@@ -22,7 +14,7 @@ describe("the docs pages", () => {
     ["/redoc", "[data-section-id]"],
   ])("%s renders and lets no request leave the server", async (path, operation) => {
     // The pages need the token like /openapi.json; a browser gets it here as a header.
-    const context = await browser.newContext({ extraHTTPHeaders: { Authorization: `Bearer ${server.token}` } });
+    const context = await browser().newContext({ extraHTTPHeaders: { Authorization: `Bearer ${server.token}` } });
     const page = await context.newPage();
     const origin = new URL(server.url).origin;
     const elsewhere = (r: Request): boolean => !r.url().startsWith(`${origin}/`) && !r.url().startsWith("blob:");

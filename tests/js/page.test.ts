@@ -4,24 +4,15 @@
 // a related note, search. A screenshot is saved in the server's temp folder.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { launchChromium } from "./chromium";
+import { describe, expect, inject, it } from "vitest";
+import { browserForFile } from "./chromium";
 
 const server = inject("server");
-let browser: Browser;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = browserForFile();
 
 describe("the page at /", () => {
   it("asks once for the token, streams a cited answer, opens a source and a related note", async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const context = await browser().newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(e.message));
@@ -79,7 +70,7 @@ describe("the page at /", () => {
   });
 
   it("streams: the answer grows before the done event", async () => {
-    const context = await browser.newContext();
+    const context = await browser().newContext();
     await context.addInitScript((token) => localStorage.setItem("vault-graphrag.token", token), server.token);
     const page = await context.newPage();
     await page.goto(`${server.url}/`);
@@ -96,7 +87,7 @@ describe("the page at /", () => {
   });
 
   it("loads with no error in the console (no /favicon.ico 404) and opens a note", async () => {
-    const context = await browser.newContext();
+    const context = await browser().newContext();
     await context.addInitScript((token) => localStorage.setItem("vault-graphrag.token", token), server.token);
     const page = await context.newPage();
     const errors: string[] = [];
@@ -115,7 +106,7 @@ describe("the page at /", () => {
   });
 
   it("Enter that confirms an input method's candidate does not send the question", async () => {
-    const context = await browser.newContext();
+    const context = await browser().newContext();
     await context.addInitScript((token) => localStorage.setItem("vault-graphrag.token", token), server.token);
     const page = await context.newPage();
     await page.goto(`${server.url}/`);
