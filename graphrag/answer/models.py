@@ -39,13 +39,19 @@ def system_prompt(settings: LLMSettings, kind: str) -> str | None:
 
 
 def read_prompt_file(name: str | Path) -> str:
+    """The text of a system prompt file (``--system``, ``system_prompt_file``)."""
     path = Path(name).expanduser()
     try:
-        return path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read the system prompt file ({exc.strerror})") from exc
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: the system prompt file is not UTF-8 text") from exc
+    if not text.strip():
+        # An empty file is a mistake (a path to the wrong file, a save that failed), and
+        # no system prompt at all is never what the built-in one is replaced with.
+        raise ConfigError(f"{path}: the system prompt file is empty")
+    return text
 
 
 def model_name(settings: LLMSettings, name: str | None = None) -> str | None:

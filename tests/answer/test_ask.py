@@ -330,6 +330,30 @@ def test_system_file_replaces_the_system_prompt(
     assert echoed(out.split("\n\nSources:")[0])["system"] == "Answer in German. Cite as [[uri]]."
 
 
+@pytest.mark.parametrize("text", ["", "  \n\t\n"])
+@pytest.mark.parametrize("command", ["ask", "batch", "config"])
+def test_an_empty_system_file_is_an_error_naming_it(
+    index_dir: Path, tmp_path: Path, fake_model: None, text: str, command: str
+) -> None:
+    system = tmp_path / "system.md"
+    system.write_text(text, encoding="utf-8")
+    if command == "ask":
+        args = cli_args(index_dir, "-m", "echo", "--system", str(system))
+    elif command == "batch":
+        questions = tmp_path / "in.jsonl"
+        questions.write_text(json.dumps({"id": "a", "query": QUESTION}) + "\n", encoding="utf-8")
+        where = ["--vault", str(VAULT), "--index-dir", str(index_dir)]
+        out = ["--out", str(tmp_path / "out.jsonl")]
+        args = ["batch", str(questions), *where, *out, "-m", "echo", "--system", str(system)]
+    else:
+        config = tmp_path / "c.toml"
+        config.write_text(f'[llm]\nmodel = "echo"\nsystem_prompt_file = "{system}"\n')
+        args = cli_args(index_dir, "--config", str(config))
+    code, out, err = run(*args)
+    assert code != 0 and f"{system}: the system prompt file is empty" in err
+    assert len(CALLS) == 0
+
+
 def test_provider_failure_is_one_line_not_a_traceback(index_dir: Path, fake_model: None) -> None:
     code, out, err = run(*cli_args(index_dir, "-m", "test-fail"))
     assert code == 1
