@@ -4,11 +4,19 @@
 // a related note, search. A screenshot is saved in the server's temp folder.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import type { BrowserContext, Page } from "playwright-core";
 import { describe, expect, inject, it } from "vitest";
 import { browserForFile } from "./chromium";
 
 const server = inject("server");
 const browser = browserForFile();
+
+/** A page in a fresh browser context whose storage already holds the server's token. */
+async function signedIn(): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser().newContext();
+  await context.addInitScript((token) => localStorage.setItem("vault-graphrag.token", token), server.token);
+  return { context, page: await context.newPage() };
+}
 
 describe("the page at /", () => {
   it("asks once for the token, streams a cited answer, opens a source and a related note", async () => {
@@ -70,9 +78,7 @@ describe("the page at /", () => {
   });
 
   it("streams: the answer grows before the done event", async () => {
-    const context = await browser().newContext();
-    await context.addInitScript((token) => localStorage.setItem("vault-graphrag.token", token), server.token);
-    const page = await context.newPage();
+    const { context, page } = await signedIn();
     await page.goto(`${server.url}/`);
     await page.locator("#model option[value=js-slow]").waitFor({ state: "attached" });
     await page.selectOption("#model", "js-slow");
@@ -87,9 +93,7 @@ describe("the page at /", () => {
   });
 
   it("loads with no error in the console (no /favicon.ico 404) and opens a note", async () => {
-    const context = await browser().newContext();
-    await context.addInitScript((token) => localStorage.setItem("vault-graphrag.token", token), server.token);
-    const page = await context.newPage();
+    const { context, page } = await signedIn();
     const errors: string[] = [];
     page.on("console", (m) => {
       if (m.type() === "error") errors.push(`${m.text()} (${m.location().url})`);
@@ -106,9 +110,7 @@ describe("the page at /", () => {
   });
 
   it("Enter that confirms an input method's candidate does not send the question", async () => {
-    const context = await browser().newContext();
-    await context.addInitScript((token) => localStorage.setItem("vault-graphrag.token", token), server.token);
-    const page = await context.newPage();
+    const { context, page } = await signedIn();
     await page.goto(`${server.url}/`);
     await expect.poll(() => page.textContent("#status")).toMatch(/^\d+ notes indexed/);
     await page.fill("#question", "小屋の水はどこから");
