@@ -23,7 +23,7 @@ from graphrag.cli.common import (
 )
 from graphrag.cli.served import answer, no_server_option, served_filters
 from graphrag.config import load_settings
-from graphrag.search.modes import SEARCH_MODES
+from graphrag.search.modes import MAX_HOPS, SEARCH_MODES
 
 
 def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -113,7 +113,7 @@ def query(
 @click.option("-k", "--top-k", type=click.IntRange(min=1), help="How many notes (default 10).")
 @click.option(
     "--hops",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=0, max=MAX_HOPS),
     default=1,
     show_default=True,
     help="graph mode: steps from the anchors.",

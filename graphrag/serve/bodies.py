@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, AliasChoices, BaseModel, ConfigDict, Field, field_validator
 
 from graphrag.errors import InvalidRequestError
-from graphrag.search.modes import SearchMode
+from graphrag.search.modes import MAX_HOPS, SearchMode
 from graphrag.snapshot.filters import Filters
 
 MAX_NOTE_CHARS = 1024
@@ -106,7 +106,7 @@ class QueryBody(Body):
 class GraphSearchBody(Body):
     query: Question
     top_k: TopK = Field(None, description="vector anchors")
-    hops: int = Field(1, ge=0, le=3, description="steps from each anchor")
+    hops: int = Field(1, ge=0, le=MAX_HOPS, description="steps from each anchor")
     filters: FiltersBody | None = None
 
 
@@ -114,7 +114,7 @@ class SearchBody(Body):
     query: Question
     mode: SearchMode = Field("hybrid", description="as `vault-graphrag search --mode`")
     top_k: TopK = Field(None, description="how many notes (default 10)")
-    hops: int = Field(1, ge=0, le=3, description="graph mode: steps from the anchors")
+    hops: int = Field(1, ge=0, le=MAX_HOPS, description="graph mode: steps from the anchors")
     filters: FiltersBody | None = None
 
 

@@ -92,6 +92,16 @@ def test_search_graph_mode(vault):
     assert set(json.loads(out)) == {"query", "focus", "parents", "children"}
 
 
+@pytest.mark.parametrize("hops", ["-1", "4", "100"])
+def test_search_hops_outside_the_servers_range_is_a_usage_error(vault, hops):
+    # The HTTP API takes hops 0..3 (MAX_HOPS); the CLI the same, not any count.
+    code, _, err = run("search", "salt", "--vault", str(vault), "--mode", "graph", "--hops", hops)
+    assert code == 2
+    assert f"Invalid value for '--hops': {hops} is not in the range 0<=x<=3." in err
+    code, out, _ = run("search", "salt", "--vault", str(vault), "--mode", "graph", "--hops", "3")
+    assert code == 0, out
+
+
 def test_eval_runs_a_question_set(vault, tmp_path):
     qa = tmp_path / "qa.jsonl"
     qa.write_text(
