@@ -46,7 +46,7 @@ from graphrag.serve.errors import document_errors, install_errors
 from graphrag.serve.focus_json import Answers, ListItems, bare_json, dumps, encode_focus
 from graphrag.serve.guard import HostOriginGuard, TokenAndBodyGuard
 from graphrag.serve.live import LiveIndex
-from graphrag.serve.web import add_web_page
+from graphrag.serve.web import add_web_page, headers_only
 from indexer import __version__
 
 log = logging.getLogger(__name__)
@@ -287,6 +287,11 @@ def _add_routes(app: FastAPI, rag: VaultRAG, live: LiveIndex, warm: Preload) -> 
     async def health() -> JSONResponse:
         """Liveness; the only endpoint that needs no token. Says nothing about the vault."""
         return JSONResponse({"status": "ok", "version": __version__})
+
+    @app.head("/health", include_in_schema=False)
+    async def health_head() -> Response:
+        """``/health``'s status and headers without the body (uptime monitors, ``curl -I``)."""
+        return headers_only(await health())
 
     @app.get("/status", tags=["server"])
     def status() -> JSONResponse:

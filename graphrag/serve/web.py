@@ -42,6 +42,12 @@ class PageFiles(StaticFiles):
         return response
 
 
+def headers_only(response: Response) -> Response:
+    """The answer to a HEAD request: ``response``'s status and headers (its
+    content-length too), no body. Uptime monitors and ``curl -I`` ask with HEAD."""
+    return Response(status_code=response.status_code, headers=dict(response.headers))
+
+
 def add_web_page(app: FastAPI, static: Path = STATIC) -> None:
     app.mount("/static", PageFiles(directory=str(static), check_dir=False), name="web-static")
 
@@ -54,3 +60,9 @@ def add_web_page(app: FastAPI, static: Path = STATIC) -> None:
                 status_code=404,
             )
         return FileResponse(index, media_type="text/html; charset=utf-8", headers=PAGE_HEADERS)
+
+    @app.head("/", include_in_schema=False)
+    async def page_head() -> Response:
+        response = await page()
+        # A FileResponse sends no body to a HEAD itself, and has no body to copy headers from.
+        return response if isinstance(response, FileResponse) else headers_only(response)

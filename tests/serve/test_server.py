@@ -67,6 +67,17 @@ def test_health_says_ok_and_nothing_about_the_vault(client: TestClient) -> None:
     assert set(r.json()) == {"status", "version"} and r.json()["status"] == "ok"
 
 
+def test_head_of_health_and_the_page_is_get_without_the_body(shared_rag: VaultRAG) -> None:
+    # Uptime monitors and `curl -I` ask with HEAD; it answered 405. No token needed either.
+    client = make_client(shared_rag, token="s3cret-token")
+    for path in ("/health", "/"):
+        got, head = client.get(path), client.head(path)
+        assert (head.status_code, got.status_code) == (200, 200), path
+        assert head.content == b"" and got.content, path
+        assert head.headers == got.headers, path
+    assert client.head("/status").status_code == 401  # HEAD is no way around the token
+
+
 def test_status_reports_index_and_watching(client: TestClient, shared_rag: VaultRAG) -> None:
     body = client.get("/status").json()
     assert body["generation"] == shared_rag.status()["generation"]
