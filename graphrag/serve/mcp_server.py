@@ -26,7 +26,7 @@ from pydantic import ConfigDict, Field
 
 from graphrag.api import VaultRAG
 from graphrag.errors import VaultRAGError
-from graphrag.search.modes import RankedMode
+from graphrag.search.modes import MAX_HOPS, SearchMode
 from graphrag.serve.bodies import MAX_NOTE_CHARS, Budget, Note, Question, Seed, TopK, Uris
 from indexer import __version__
 
@@ -116,16 +116,26 @@ def build_mcp_server(rag: VaultRAG) -> MCPServer:
     def search(
         text: Annotated[Question, Field(description="Words or a phrase to find.")],
         mode: Annotated[
-            RankedMode,
+            SearchMode,
             Field(
                 description="semantic: by meaning; lexical: by words; hybrid: both fused; "
-                "hierarchical: relevant folders/tags/hubs first."
+                "hierarchical: relevant folders/tags/hubs first; graph: the best-matching "
+                "notes and the notes `hops` links away from them."
             ),
         ] = "hybrid",
-        top_k: Annotated[TopK, Field(le=100, description="How many notes.")] = None,
+        top_k: Annotated[
+            TopK, Field(le=100, description="How many notes (graph: how many to start from).")
+        ] = None,
+        hops: Annotated[
+            int, Field(ge=0, le=MAX_HOPS, description="graph mode: steps from those notes.")
+        ] = 1,
     ) -> dict[str, Any]:
-        """Find notes by meaning and/or words: a ranked list with the best-matching passage."""
-        return rag.search(text, mode, top_k).to_json()
+        """Find notes by meaning and/or words: a ranked list with the best-matching passage
+        (`{query, mode, results}`). Graph mode returns another shape,
+        `{query, focus, parents, children}`: the best-matching notes (`focus`), and what
+        `hops` steps from them reach up (`parents`: parent notes, link targets) and down
+        (`children`: child notes, backlinks)."""
+        return rag.search(text, mode, top_k, hops=hops).to_json()
 
     @_tool_errors
     def get_note(

@@ -90,6 +90,7 @@ def test_stdio_session_lists_and_calls_the_tools(indexed_vault: Path) -> None:
         "lexical",
         "hybrid",
         "hierarchical",
+        "graph",
     ]
 
     missing = out["missing"]
@@ -124,3 +125,24 @@ def test_in_process_tools_match_the_facade(indexed_vault: Path) -> None:
         q.structured_content == rag.query("cheese", seed=3, filters={"folder": ["Dairy"]}).to_json()
     )
     assert s.structured_content == rag.semantic_search("goat milk").to_json()
+
+
+def test_search_has_graph_mode_with_graph_searchs_shape(indexed_vault: Path) -> None:
+    from graphrag import VaultRAG
+
+    rag = VaultRAG.open(indexed_vault, settings=load_settings(env={}), embedder=HashEmbedder())
+
+    async def call() -> tuple[Any, Any, Any]:
+        async with Client(build_mcp_server(rag)) as client:
+            args = {"text": "goat milk", "mode": "graph", "top_k": 2}
+            graph = await client.call_tool("search", {**args, "hops": 2})
+            default = await client.call_tool("search", args)
+            too_far = await client.call_tool("search", {**args, "hops": 4})
+            return graph, default, too_far
+
+    graph, default, too_far = run(call())
+    assert not graph.is_error
+    assert graph.structured_content == rag.graph_search("goat milk", 2, hops=2).to_json()
+    assert set(graph.structured_content) == {"query", "focus", "parents", "children"}
+    assert default.structured_content == rag.graph_search("goat milk", 2, hops=1).to_json()
+    assert too_far.is_error and "hops" in too_far.content[0].text  # 0..3, as over HTTP
