@@ -33,6 +33,7 @@ from .note_vectors import compute as note_vectors
 from .note_vectors import write as write_note_vectors
 from .notes_io import NOTE_COLUMNS, note_to_row
 from .parse import note_uri
+from .partial_vectors import PartialVectors, embed_in_slices
 from .read_notes import parse_files
 from .scan import FileEntry, scan_vault
 from .shown import SHOWN_TOKENS_VERSION, WHOLE_TOKENS_VERSION, Counter, shown_tokens, whole_tokens
@@ -221,6 +222,8 @@ def _build_locked(
         fill_counts_from_manifest(stats, previous)
         stats.up_to_date = True
         prev_db.close()
+        # Whatever a killed run had embedded, this index needs none of it.
+        PartialVectors(out_dir, embedder).remove()
         return stats
 
     if previous is not None and previous.get("vault") not in (None, str(vault)):
@@ -294,9 +297,11 @@ def _build_locked(
             rows,
         )
         _count_shown(db, tokenizer)
-        stats.chunks_embedded = len(todo_ids)
-        stats.chunks_reused = len(rows) - len(todo_ids)
-        if todo_texts:
+        partial = PartialVectors.open(out_dir, embedder) if todo_texts else None
+        resumed = partial.take(todo_ids) if partial is not None else {}
+        stats.chunks_resumed = len(resumed)
+        stats.chunks_embedded = len(todo_ids) - len(resumed)
+        if partial is not None:
             done = 0
 
             def report(n: int) -> None:
@@ -306,7 +311,7 @@ def _build_locked(
                     progress("embedding", done, len(todo_texts))
 
             load = getattr(embedder, "load", None)
-            if progress is not None and load is not None:
+            if progress is not None and load is not None and stats.chunks_embedded:
                 # Loading the model is a step of its own, so the embedding bar that
                 # follows moves from its first batch.
                 progress("loading model", 0, 1)
@@ -314,7 +319,9 @@ def _build_locked(
                 progress("loading model", 1, 1)
             if progress is not None:
                 progress("embedding", 0, len(todo_texts))
-            vecs = embedder.embed(todo_texts, report)
+            # Sliced, each slice kept in INDEX/embedding.partial: a killed build's next
+            # run embeds only what it had not (partial_vectors.py).
+            vecs = embed_in_slices(embedder, todo_ids, todo_texts, resumed, partial, report)
             if vectors.dim != vecs.shape[1]:
                 vectors = VectorIndex(vecs.shape[1])
                 existing_rows = [r[0] for r in db.execute("SELECT DISTINCT vec_id FROM chunks")]
@@ -336,8 +343,8 @@ def _build_locked(
         for key, value in derived.counts.items():
             setattr(stats, key, value)
         stats.chunks = db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
-        # Every chunk row not embedded in this run reuses a stored vector.
-        stats.chunks_reused = stats.chunks - stats.chunks_embedded
+        # Every chunk row not embedded in this run (nor resumed) reuses a stored vector.
+        stats.chunks_reused = stats.chunks - stats.chunks_embedded - stats.chunks_resumed
         manifest = {
             "model": embedder.name,
             "embedding": embedding_info(embedder),
@@ -362,6 +369,8 @@ def _build_locked(
     except BaseException:
         writer.abort()
         raise
+    if partial is not None:
+        partial.remove()  # committed: every vector in it is in the generation now
     return stats
 
 

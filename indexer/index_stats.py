@@ -18,6 +18,7 @@ class IndexStats:
     chunks: int = 0
     chunks_embedded: int = 0
     chunks_reused: int = 0
+    chunks_resumed: int = 0  # vectors a killed build had embedded (partial_vectors.py)
     added: int = 0
     changed: int = 0
     removed: int = 0

@@ -67,7 +67,9 @@ def format_stats(s: IndexStats) -> str:
         f"  folders {s.folders} ({s.virtual_folders} without a folder note)",
         f"  links resolved {s.links_resolved}, unresolved {s.links_unresolved} "
         f"(re-resolved for {s.relinked} notes); attachments {s.attachments}; tags {s.tags}",
-        f"  chunks {s.chunks} (embedded {s.chunks_embedded}, reused {s.chunks_reused})",
+        f"  chunks {s.chunks} (embedded {s.chunks_embedded}, reused {s.chunks_reused}"
+        + (f", resumed {s.chunks_resumed} from a killed run" if s.chunks_resumed else "")
+        + ")",
     ]
     if s.full_reason:
         lines.insert(1, f"  full re-index: {s.full_reason}")
