@@ -6,6 +6,7 @@ Layout::
     INDEX_DIR/gen-000007/index.sqlite
     INDEX_DIR/gen-000007/vectors.faiss
     INDEX_DIR/.lock                 held by the one indexer allowed to write
+    INDEX_DIR/embedding.partial     vectors a killed build had embedded (partial_vectors.py)
 
 A generation is never modified once the manifest names it. An update builds the
 next generation in a temporary folder (copying the current SQLite file and
@@ -19,7 +20,9 @@ A killed run leaves its temp folder (``.gen-000008.tmp-PID``, a full SQLite
 copy), its temp manifest (``.manifest.json.PID.tmp``) or a renamed generation the
 manifest never named. ``remove_leftovers`` deletes them at the start of every
 run that holds the write lock (an update, even one that finds nothing to do);
-without the lock (``status``) only those whose process is gone.
+without the lock (``status``) only those whose process is gone. ``embedding.partial``
+is not a leftover: it is what lets the next build resume its embedding, and the build
+that commits removes it.
 """
 
 from __future__ import annotations
