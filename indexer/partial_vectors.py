@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from .store import fsync_dir
 from .vector_kind import embedding_info, vectors_differ
 
 FILE = "embedding.partial"
@@ -120,7 +121,7 @@ class PartialVectors:
                 fh.write(head + block)
                 fh.flush()
                 os.fsync(fh.fileno())
-            _fsync_dir(self.path.parent)
+            fsync_dir(self.path.parent)
             self.dim, self._end = int(vectors.shape[1]), len(head) + len(block)
             return
         with open(self.path, "r+b") as fh:
@@ -167,13 +168,3 @@ def embed_in_slices(
         return np.zeros((0, int(getattr(embedder, "dim", 0) or 0)), dtype=np.float32)
     rows = [resumed[i] if i in resumed else parts[k] for k, i in enumerate(ids)]
     return np.asarray(np.stack(rows), dtype=np.float32)
-
-
-def _fsync_dir(folder: Path) -> None:
-    # The new file's name must be durable too, or a power cut could lose the whole file.
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)

@@ -129,7 +129,7 @@ def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
 
 
 def temp_beside(path: str | os.PathLike[str], tag: str = "") -> str:
@@ -142,7 +142,9 @@ def temp_beside(path: str | os.PathLike[str], tag: str = "") -> str:
     return os.path.join(folder, f".{name}.{os.getpid()}{'.' + tag if tag else ''}.tmp")
 
 
-def _fsync_dir(folder: Path) -> None:
+def fsync_dir(folder: Path) -> None:
+    """Make the names in ``folder`` durable (a new or renamed file's entry): without it a
+    power cut can lose a file whose bytes were synced."""
     with contextlib.suppress(OSError):
         fd = os.open(folder, os.O_RDONLY)
         try:
@@ -222,7 +224,7 @@ class GenerationWriter:
         final = os.path.join(self.index_dir, self.name)
         shutil.rmtree(final, ignore_errors=True)
         os.replace(self.tmp, final)
-        _fsync_dir(self.index_dir)
+        fsync_dir(self.index_dir)
         manifest = dict(manifest, generation=self.name, schema=SCHEMA_VERSION)
         write_json_atomic(self.index_dir / MANIFEST, manifest)
         cleanup_generations(

@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -23,6 +21,7 @@ from indexer import build_index, load_index
 from indexer.store import MANIFEST, remove_leftovers, tidy_index
 from tests.support.fakes import HashEmbedder
 from tests.support.files import ROOT
+from tests.support.kill import kill_when_flagged
 
 # Where the child stops, in the order an update reaches them. "replace-1" renames the
 # temp generation into place; "replace-2" replaces manifest.json (the commit itself).
@@ -96,19 +95,7 @@ def kill_at(stage: str, vault: Path, index_dir: Path, tmp_path: Path, full: bool
             full=full,
         )
     )
-    child = subprocess.Popen([sys.executable, str(script)], cwd=ROOT)
-    try:
-        deadline = time.monotonic() + 60
-        while not flag.exists():
-            assert child.poll() is None, "the child indexer exited early"
-            assert time.monotonic() < deadline, "the child indexer never reached its stage"
-            time.sleep(0.05)
-        os.kill(child.pid, signal.SIGKILL)
-        assert child.wait(timeout=30) == -signal.SIGKILL
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
+    kill_when_flagged(script, flag)
 
 
 def big_edit(vault: Path) -> None:

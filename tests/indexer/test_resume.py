@@ -4,12 +4,7 @@ keeps each slice's vectors, and the next build embeds only the chunks it lacks."
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
 import textwrap
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -21,6 +16,7 @@ from indexer import build_index, load_index
 from indexer.store import MANIFEST
 from tests.support.fakes import HashEmbedder
 from tests.support.files import ROOT
+from tests.support.kill import kill_when_flagged
 
 SLICE = 10  # sample_vault's 77 chunks: eight slices
 
@@ -279,19 +275,7 @@ def test_kill_9_mid_embedding_then_the_next_build_embeds_only_the_rest(
             index_dir=str(index_dir),
         )
     )
-    child = subprocess.Popen([sys.executable, str(script)], cwd=ROOT)
-    try:
-        deadline = time.monotonic() + 60
-        while not flag.exists():
-            assert child.poll() is None, "the child indexer exited early"
-            assert time.monotonic() < deadline, "the child indexer never reached its stage"
-            time.sleep(0.05)
-        os.kill(child.pid, signal.SIGKILL)
-        assert child.wait(timeout=30) == -signal.SIGKILL
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
+    kill_when_flagged(script, flag)
     assert len(stored(index_dir)) == 3 * SLICE
     assert any(p.name.startswith(".gen-") for p in index_dir.iterdir())  # its temp generation
 
