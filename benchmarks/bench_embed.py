@@ -9,12 +9,16 @@ semantic search ranks them) when the index and the question come from different
 backends, against the index and question both from the reference backend.
 
 ``throughput``: texts per second for each backend on the same chunk texts, in
-interleaved rounds (median of the rounds), loading time apart.
+interleaved rounds (median of the rounds), loading time apart. ``onnx-sliced`` is the
+ONNX backend as a build calls it: in slices, each appended and fsync'd to an
+``embedding.partial`` file (``indexer/partial_vectors.py``), so its ratio to ``onnx``
+is what resuming a killed build costs an uninterrupted one.
 
 Usage::
 
     python benchmarks/bench_embed.py agreement [--vaults DIR] [--sets kepano,dendron]
     python benchmarks/bench_embed.py throughput [--vault DIR] [--texts 256] [--rounds 3]
+    python benchmarks/bench_embed.py throughput --backends onnx,onnx-sliced --texts 3072
     python benchmarks/bench_embed.py ... --smoke      # tiny sizes, seconds (CI)
 """
 
@@ -34,7 +38,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from indexer import build_index, load_index  # noqa: E402
+from indexer.chunk import vector_id  # noqa: E402
 from indexer.embed import Embedder, OnnxEmbedder, SentenceTransformerEmbedder  # noqa: E402
+from indexer.partial_vectors import PartialVectors, embed_in_slices  # noqa: E402
 from tests.support.fakes import HashEmbedder  # noqa: E402
 
 QA = ROOT / "benchmarks" / "qa"
@@ -48,11 +54,31 @@ SETS = {
 }
 
 
+class Sliced:
+    """An embedder called as a build calls it: slices, each kept in a partial file."""
+
+    def __init__(self, inner: Embedder, folder: Path) -> None:
+        self.inner, self.folder = inner, folder
+        self.name, self.dim = inner.name, inner.dim
+
+    def load(self) -> None:
+        self.inner.load()  # type: ignore[attr-defined]
+
+    def embed(self, texts: list[str], progress: object = None) -> np.ndarray:
+        partial = PartialVectors.open(self.folder, self.inner)
+        partial.remove()  # every round embeds all of them, as a first build does
+        ids = [vector_id(t) for t in texts]
+        return embed_in_slices(self.inner, ids, texts, {}, partial)
+
+
 def backends(names: list[str], cache: str) -> dict[str, Embedder]:
     made: dict[str, Embedder] = {}
     for name in names:
         if name == "onnx":
             made[name] = OnnxEmbedder(cache_dir=cache)
+        elif name == "onnx-sliced":
+            folder = Path(tempfile.mkdtemp(prefix="bench-embed-partial-"))
+            made[name] = Sliced(OnnxEmbedder(cache_dir=cache), folder)  # type: ignore[assignment]
         else:
             made[name] = SentenceTransformerEmbedder(dtype=name.split("-")[1], device="cpu")
     for name, embedder in made.items():
