@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
+from graphrag.snapshot.names import wikilink_target
 from indexer.resolve import Resolver
 
 # [[target]], [[target|display]], [[target#heading]], ![[embed]]; not across lines.
@@ -24,13 +25,8 @@ _WIKILINK = re.compile(r"!?\[\[([^\[\]\n]+)\]\]")
 
 def link_targets(text: str) -> list[str]:
     """The targets of the wikilinks in ``text``, as written, in order."""
-    out = []
-    for match in _WIKILINK.finditer(text):
-        target = match.group(1).split("|", 1)[0].rstrip("\\")  # a table's escaped pipe
-        target = target.split("#", 1)[0].strip()
-        if target:
-            out.append(target)
-    return out
+    notes = (wikilink_target(match.group(1))[1] for match in _WIKILINK.finditer(text))
+    return [note for note in notes if note]
 
 
 def citation_resolver(

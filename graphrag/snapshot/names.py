@@ -26,19 +26,25 @@ from graphrag.snapshot.graph import VaultGraph
 SHORTLIST = 400
 
 
+def wikilink_target(inner: str) -> tuple[str, str]:
+    """What a wikilink's inside names: ``Note#Heading|shown`` -> (``Note#Heading``,
+    ``Note``). The ``|display`` part goes (also as ``\\|``, a link inside a table), then
+    the ``#heading`` / ``#^block`` suffix."""
+    target = inner.split("|", 1)[0].rstrip("\\").strip()
+    return target, target.split("#", 1)[0].strip()
+
+
 def link_targets(name: str) -> list[str]:
     """The names a wikilink may mean, nearest first: ``[[Note#Heading|shown]]`` ->
     ``Note#Heading``, ``Note``. The brackets (and ``!`` of an embed) and the
-    ``|display`` part (also as ``\\|``, a link inside a table) go first; then the
-    ``#heading`` / ``#^block`` suffix, so ``[[C# notes]]`` still finds a note so named."""
+    ``|display`` part go first; then the ``#heading`` / ``#^block`` suffix, so
+    ``[[C# notes]]`` still finds a note so named."""
     target = name.strip()
     if target.startswith("![["):
         target = target[1:]
     if target.startswith("[[") and target.endswith("]]"):
         target = target[2:-2]
-    target = target.split("|", 1)[0].removesuffix("\\").strip()
-    note = target.split("#", 1)[0].strip()
-    return [t for t in dict.fromkeys((target, note)) if t]
+    return [t for t in dict.fromkeys(wikilink_target(target)) if t]
 
 
 def _grams(text: str) -> set[str]:
