@@ -237,26 +237,26 @@ class VaultRAG:
             return hits[0]
         if hits:
             raise AmbiguousNoteError(name, hits)
-        for c in candidates:
-            folder_note = self._folder_note(c, graph)
-            if folder_note is not None:
-                return folder_note
-        return None
+        return self._folder_note(candidates, graph)
 
-    def _folder_note(self, folder: str, graph: VaultGraph) -> str | None:
-        """The folder note standing for ``folder`` (``Places`` -> ``Places/index``), as a
-        link to the folder resolves; None for a folder without one (or no folder)."""
+    def _folder_note(self, names: list[str], graph: VaultGraph) -> str | None:
+        """The folder note standing for the first of ``names`` that is a folder with one
+        (``Places`` -> ``Places/index``), as a link to the folder resolves; else None."""
         from indexer.hierarchy import folder_representatives
 
-        folder = folder.strip("/")
-        if not folder:
+        folders = [f for f in dict.fromkeys(n.strip("/") for n in names) if f]
+        if not folders:
             return None
         index = self.settings.index
-        notes = [n.uri for n in graph.notes()]
-        uri = folder_representatives(
-            [folder], notes, index.folder_note_names, index.folder_note_beside
-        )[folder]
-        return uri if uri in graph.nodes and graph.nodes[uri].kind == "note" else None
+        notes = [n.uri for n in graph.notes()]  # once for every name: only misses get here
+        chosen = folder_representatives(
+            folders, notes, index.folder_note_names, index.folder_note_beside
+        )
+        for folder in folders:
+            uri = chosen[folder]
+            if uri in graph.nodes and graph.nodes[uri].kind == "note":
+                return uri
+        return None
 
     def suggest(self, query: str, n: int = 5, graph: VaultGraph | None = None) -> list[str]:
         """Up to ``n`` note uris whose title or uri is close to ``query``."""
