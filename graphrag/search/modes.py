@@ -13,5 +13,5 @@ SEARCH_MODES: tuple[str, ...] = get_args(SearchMode)
 RANKED_MODES: tuple[str, ...] = get_args(RankedMode)
 # The one mode that needs no embedding model (BM25 only).
 WITHOUT_MODEL = frozenset({"lexical"})
-# ``--hops`` / ``hops`` of graph mode: the CLI and the HTTP API take 0..MAX_HOPS.
+# ``--hops`` / ``hops`` of graph mode: the CLI, the HTTP API and MCP take 0..MAX_HOPS.
 MAX_HOPS = 3
